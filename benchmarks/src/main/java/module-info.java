@@ -1,0 +1,5 @@
+/** JMH benchmarks. Compiled as a module; the shaded benchmarks.jar runs on the class path. */
+module io.jcni.benchmarks {
+    requires io.jcni.plugins;
+    requires jmh.core;
+}

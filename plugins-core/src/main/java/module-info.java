@@ -1,0 +1,5 @@
+/** The plugin SDK and the CNI plugins, shipped as one jlink image with a launcher per plugin type. */
+module io.jcni.plugins {
+    requires transitive io.jcni.runtime;
+    requires io.jcni.netlink;
+}

@@ -77,10 +77,13 @@ class TrivialPluginFailureTextsTest {
             Files.createDirectories(file.getParent());
             Files.writeString(file, c.path("cacheFile").asText());
         }
-        var driver = LibcniDriver.create(List.of(Locations.goBin()), cache)
-                .withPluginTimeout(Duration.ofMillis(recorded.path("pluginTimeoutMs").asLong()));
+        var driver = LibcniDriver.create(List.of(Locations.goBin()), cache);
         if (c.has("mode")) {
             driver = driver.withEnv(Map.of("JCNI_TRIVIAL_MODE", c.path("mode").asText()));
+        }
+        if (c.path("mode").asText().equals("hang")) {
+            // Only here: a deadline on every case could kill a healthy plugin on a loaded machine.
+            driver = driver.withPluginTimeout(Duration.ofMillis(recorded.path("pluginTimeoutMs").asLong()));
         }
         Path netns = Path.of(recorded.path("netns").asText());
         DriverOutcome outcome = switch (c.path("command").asText()) {

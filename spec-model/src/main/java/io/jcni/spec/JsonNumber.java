@@ -1,0 +1,63 @@
+package io.jcni.spec;
+
+import java.math.BigDecimal;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+
+/**
+ * A JSON number kept as its literal text, so a configuration passes through unchanged ({@code 1.50}, {@code 1e3} and
+ * {@code 100000000000000000000001} are written back as read).
+ *
+ * @param literal the number as it appears in JSON: {@code -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?}
+ */
+public record JsonNumber(String literal) implements Json {
+    private static final Pattern GRAMMAR = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
+
+    public JsonNumber {
+        Objects.requireNonNull(literal, "literal");
+        if (!GRAMMAR.matcher(literal).matches()) {
+            throw new IllegalArgumentException("not a JSON number: " + literal);
+        }
+    }
+
+    public static JsonNumber of(long value) {
+        return new JsonNumber(Long.toString(value));
+    }
+
+    public static JsonNumber of(BigDecimal value) {
+        return new JsonNumber(value.toString().replace("E+", "e").replace('E', 'e'));
+    }
+
+    /** True if the literal is an integer literal (no fraction, no exponent), as Go requires for an int field. */
+    public boolean isIntegerLiteral() {
+        return literal.indexOf('.') < 0 && literal.indexOf('e') < 0 && literal.indexOf('E') < 0;
+    }
+
+    /** The value as a long if the literal is an integer literal within range (Go's rule for int fields). */
+    public OptionalLong toLong() {
+        if (!isIntegerLiteral() || literal.length() > 20) {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(literal));
+        } catch (NumberFormatException outOfRange) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /** The exact value. */
+    public BigDecimal decimal() {
+        return new BigDecimal(literal);
+    }
+
+    @Override
+    public String typeName() {
+        return "number";
+    }
+
+    @Override
+    public String toString() {
+        return literal;
+    }
+}

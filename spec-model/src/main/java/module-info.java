@@ -1,6 +1,8 @@
 /** The CNI data model: configurations, results of every version and their conversions, errors, versions, CNI_ARGS,
  *  naming rules, and the JSON codec (jackson-core streaming, no databind on the exec path). */
 module io.jcni.spec {
+    exports io.jcni.spec;
+
     requires com.fasterxml.jackson.core;
     requires static com.fasterxml.jackson.databind;
 }

@@ -1,6 +1,8 @@
 package io.jcni.spec;
 
 import io.jcni.spec.internal.JsonCodec;
+import io.jcni.spec.internal.MessageCodec;
+import io.jcni.spec.internal.ResultCodec;
 import java.util.Optional;
 
 /**
@@ -64,6 +66,70 @@ public final class CniJson {
             return CniVersion.V0_1_0;
         }
         return CniVersion.parse(ConfigNode.root(object).requireString("cniVersion"), "cniVersion");
+    }
+
+    /**
+     * A result printed by a plugin run with a configuration of version {@code expected}: a missing
+     * {@code cniVersion} means {@code expected}; a declared one must be of the same result type (0.1.0/0.2.0,
+     * 0.3.0-0.4.0 or 1.0.0/1.1.0, as libcni's result creators group them) and is kept. Code 1 for version
+     * mismatches, 6 for anything else wrong.
+     */
+    public static CniResult decodeResult(byte[] json, CniVersion expected) throws CniException {
+        return ResultCodec.decode(parseObject(json, "result"), expected, "");
+    }
+
+    /** A result whose version is taken from its own {@code cniVersion} (absent means 0.1.0, as in libcni). */
+    public static CniResult decodeResult(byte[] json) throws CniException {
+        return ResultCodec.decode(parseObject(json, "result"), null, "");
+    }
+
+    /** A result held as JSON (e.g. inside a cache file), as {@link #decodeResult(byte[], CniVersion)}. */
+    public static CniResult decodeResult(JsonObject json, CniVersion expected) throws CniException {
+        return ResultCodec.decode(json, expected, "");
+    }
+
+    /** A result as libcni prints it for its version (field names, order and omitted empty fields). */
+    public static JsonObject toJson(CniResult result) {
+        return ResultCodec.toJson(result);
+    }
+
+    /** A result as a plugin prints it: indented by four spaces, as libcni's {@code Result.Print}. */
+    public static byte[] encode(CniResult result) {
+        return encodeIndented(ResultCodec.toJson(result));
+    }
+
+    /** An error result; a non-integer or negative {@code code} is code 6. */
+    public static CniError decodeError(byte[] json) throws CniException {
+        return MessageCodec.decodeError(parseObject(json, "error"));
+    }
+
+    public static JsonObject toJson(CniError error) {
+        return MessageCodec.toJson(error);
+    }
+
+    /** An error as a plugin prints it: indented, as libcni's {@code Error.Print}. */
+    public static byte[] encode(CniError error) {
+        return encodeIndented(MessageCodec.toJson(error));
+    }
+
+    /** A plugin's VERSION answer, with libcni's rules (see {@link MessageCodec#decodeVersionInfo}). */
+    public static VersionInfo decodeVersionInfo(byte[] json) throws CniException {
+        try {
+            return MessageCodec.decodeVersionInfo(parseObject(json, "version info"));
+        } catch (CniException e) {
+            if (e.getMessage().startsWith("decoding version info")) {
+                throw e;
+            }
+            throw new CniException(e.code(), "decoding version info: " + e.error().msg(), e.error().details());
+        }
+    }
+
+    /** A VERSION answer as a plugin prints it: compact with a trailing newline, as libcni's {@code json.Encoder}. */
+    public static byte[] encode(VersionInfo info) {
+        byte[] body = encode(MessageCodec.toJson(info));
+        byte[] line = java.util.Arrays.copyOf(body, body.length + 1);
+        line[body.length] = '\n';
+        return line;
     }
 
     /** Compact JSON. */

@@ -43,6 +43,11 @@ public final class ConfigNode {
         return new ConfigNode(json, path, CniError.INVALID_NETWORK_CONFIG);
     }
 
+    /** A node for {@code json} at {@code path} whose invalid values carry {@code valueErrorCode}. */
+    public static ConfigNode at(Json json, String path, int valueErrorCode) {
+        return new ConfigNode(json, path, valueErrorCode);
+    }
+
     /** Dotted path from the root ("" for the root itself). */
     public String path() {
         return path;

@@ -100,14 +100,17 @@ public record IpPrefix(InetAddress address, int prefixLength) {
         return value;
     }
 
-    private static InetAddress normalize(InetAddress address) {
+    /**
+     * The address as this model holds it: IPv4-mapped IPv6 as IPv4, without scope id or host name (only the bytes
+     * matter on the wire).
+     */
+    public static InetAddress normalize(InetAddress address) {
         byte[] bytes = address.getAddress();
         if (bytes.length == 16 && IpText.isMapped(bytes)) {
             byte[] v4 = new byte[4];
             System.arraycopy(bytes, 12, v4, 0, 4);
             return IpText.toAddress(v4);
         }
-        // Drops any scope id or host name the caller's InetAddress carried: only the bytes matter on the wire.
         return IpText.toAddress(bytes);
     }
 

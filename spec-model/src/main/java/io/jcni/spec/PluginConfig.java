@@ -1,5 +1,6 @@
 package io.jcni.spec;
 
+import io.jcni.spec.internal.ResultCodec;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,6 +20,8 @@ import java.util.Optional;
  * <li>{@code cniVersion} must be {@code MAJOR.MINOR.PATCH} when present (code 1); absent means 0.1.0;</li>
  * <li>{@code name}, when present, must follow the network-name rule (code 7): it becomes a path component in plugins
  * such as host-local, so a name like {@code ../x} is refused here rather than trusted;</li>
+ * <li>{@code prevResult}, when present, must decode as a result of the configuration's version (code 6, or 1 for a
+ * version of another result type);</li>
  * <li>wrong JSON types are code 6, {@code null} counts as absent.</li>
  * </ul>
  * The with-ers return new objects and keep key order: a replaced key stays where it was, a new key is appended.
@@ -41,6 +44,7 @@ public final class PluginConfig {
     private final JsonObject runtimeConfig;
     private final JsonObject args;
     private final JsonObject rawPrevResult;
+    private final CniResult prevResult;
     private final List<GcAttachment> validAttachments;
 
     private PluginConfig(JsonObject json, String path) throws CniException {
@@ -73,10 +77,12 @@ public final class PluginConfig {
         String ipamTypeText = ipamTypeNode.isEmpty() ? "" : ipamTypeNode.get().asString();
         this.ipamType = ipamTypeText.isEmpty() ? "" : CniNames.requirePluginType(ipamTypeText,
                 ipamTypeNode.get().path());
-        this.dns = decodeDns(node.object("dns"));
+        this.dns = ResultCodec.decodeDns(node.object("dns"));
         this.runtimeConfig = objectOrNull(node, "runtimeConfig");
         this.args = objectOrNull(node, "args");
         this.rawPrevResult = objectOrNull(node, "prevResult");
+        this.prevResult = rawPrevResult == null ? null
+                : ResultCodec.decode(rawPrevResult, cniVersion, path.isEmpty() ? "prevResult" : path + ".prevResult");
         this.validAttachments = decodeAttachments(node);
     }
 
@@ -93,15 +99,6 @@ public final class PluginConfig {
     private static JsonObject objectOrNull(ConfigNode node, String key) throws CniException {
         Optional<ConfigNode> field = node.object(key);
         return field.isEmpty() ? null : field.get().asObject();
-    }
-
-    static Dns decodeDns(Optional<ConfigNode> dns) throws CniException {
-        if (dns.isEmpty()) {
-            return Dns.EMPTY;
-        }
-        ConfigNode node = dns.get();
-        return new Dns(node.stringList("nameservers"), node.string("domain").orElse(""), node.stringList("search"),
-                node.stringList("options"));
     }
 
     private static List<GcAttachment> decodeAttachments(ConfigNode node) throws CniException {
@@ -193,6 +190,14 @@ public final class PluginConfig {
         return Optional.ofNullable(rawPrevResult);
     }
 
+    /**
+     * {@code prevResult}, decoded in the configuration's version: a missing {@code cniVersion} in it means the
+     * configuration's (as libcni's ParsePrevResult injects), a declared one must be of the same result type.
+     */
+    public Optional<CniResult> prevResult() {
+        return Optional.ofNullable(prevResult);
+    }
+
     /** GC input: {@code cni.dev/valid-attachments}, or the legacy {@code cni.dev/attachments} if only that is set. */
     public List<GcAttachment> validAttachments() {
         return validAttachments;
@@ -233,6 +238,14 @@ public final class PluginConfig {
     /** Sets {@code runtimeConfig}. */
     public PluginConfig withRuntimeConfig(JsonObject config) {
         return trusted(json.with("runtimeConfig", config));
+    }
+
+    /**
+     * Sets {@code prevResult}; the result must be of the configuration's result type (set {@code cniVersion} first
+     * and convert the result to it), else code 1.
+     */
+    public PluginConfig withPrevResult(CniResult result) throws CniException {
+        return new PluginConfig(json.with("prevResult", ResultCodec.toJson(result)), path);
     }
 
     /** Removes {@code capabilities}, as the spec requires of the runtime (libcni 1.1 leaves it in). */

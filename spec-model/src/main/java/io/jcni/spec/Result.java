@@ -45,6 +45,11 @@ public record Result(CniVersion cniVersion, List<Interface> interfaces, List<IpC
         this(CniVersion.LATEST, interfaces, ips, routes, dns);
     }
 
+    /** Any result in the newest version's shape (libcni's {@code NewResultFromResult}); code 1 never happens here. */
+    public static Result from(CniResult result) throws CniException {
+        return (Result) result.convertTo(CniVersion.LATEST);
+    }
+
     /** This result with different interfaces (e.g. a chained plugin adding its own). */
     public Result withInterfaces(List<Interface> newInterfaces) {
         return new Result(cniVersion, newInterfaces, ips, routes, dns);

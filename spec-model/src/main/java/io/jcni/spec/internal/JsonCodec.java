@@ -105,6 +105,29 @@ public final class JsonCodec {
         return new CniException(CniError.DECODING_FAILURE, "invalid JSON" + where + ": " + message);
     }
 
+    /**
+     * Reads the value at the parser's current token (e.g. inside an ObjectMapper), with the depth, string and number
+     * limits; the document-size limit is the caller's.
+     */
+    public static Json readValue(JsonParser parser) throws CniException {
+        try {
+            JsonToken token = parser.currentToken();
+            if (token == null) {
+                token = parser.nextToken();
+            }
+            if (token == null) {
+                throw new CniException(CniError.DECODING_FAILURE, "invalid JSON: empty input");
+            }
+            return read(parser, token, "", 0);
+        } catch (StreamConstraintsException e) {
+            throw new CniException(CniError.DECODING_FAILURE, "JSON exceeds a size limit: " + e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            throw syntax(e.getLocation(), e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new CniException(CniError.DECODING_FAILURE, "invalid JSON: " + e.getMessage(), e);
+        }
+    }
+
     private static Json read(JsonParser parser, JsonToken token, String path, int depth)
             throws IOException, CniException {
         switch (token) {

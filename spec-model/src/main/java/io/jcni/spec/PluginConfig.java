@@ -230,9 +230,13 @@ public final class PluginConfig {
         return with("name", Json.of(CniNames.requireNetworkName(networkName)));
     }
 
-    /** Sets {@code cniVersion}, as the runtime does from the network configuration. */
-    public PluginConfig withCniVersion(CniVersion version) {
-        return trusted(json.with("cniVersion", Json.of(version.toString())));
+    /**
+     * Sets {@code cniVersion}, as the runtime does from the network configuration. Fails (code 1) only if the
+     * configuration holds a {@code prevResult} that is not of the new version's result type: set the version first,
+     * then {@link #withPrevResult} a result converted to it.
+     */
+    public PluginConfig withCniVersion(CniVersion version) throws CniException {
+        return new PluginConfig(json.with("cniVersion", Json.of(version.toString())), path);
     }
 
     /** Sets {@code runtimeConfig}. */
@@ -264,7 +268,10 @@ public final class PluginConfig {
         return trusted(json.with(VALID_ATTACHMENTS, list).with(LEGACY_ATTACHMENTS, list));
     }
 
-    /** Re-decodes after a change that cannot invalidate the object (the changed value is of the right type). */
+    /**
+     * Re-decodes after a change that cannot invalidate the object: it sets a well-typed value of a key whose checks it
+     * satisfies, or removes an optional key.
+     */
     private PluginConfig trusted(JsonObject changed) {
         try {
             return new PluginConfig(changed, path);

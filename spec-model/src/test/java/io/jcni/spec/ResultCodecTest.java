@@ -226,6 +226,22 @@ class ResultCodecTest {
     }
 
     @Test
+    void changingTheVersionUnderAPrevResultOfAnotherResultTypeIsCodeOne() throws CniException {
+        PluginConfig config = CniJson.decodePluginConfig(("{\"type\":\"t\",\"cniVersion\":\"1.0.0\","
+                + "\"prevResult\":{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}}")
+                .getBytes(UTF_8));
+        assertThat(config.withCniVersion(CniVersion.V1_1_0).cniVersion()).isEqualTo(CniVersion.V1_1_0);
+        CniException e = catchThrowableOfType(CniException.class, () -> config.withCniVersion(CniVersion.V0_4_0));
+        assertThat(e).hasMessage("prevResult.cniVersion: result version 1.0.0 does not match the expected version"
+                + " 0.4.0");
+        PluginConfig downgraded = config.without("prevResult").withCniVersion(CniVersion.V0_4_0)
+                .withPrevResult(config.prevResult().orElseThrow().convertTo(CniVersion.V0_4_0));
+        assertThat(downgraded.toString()).isEqualTo("{\"type\":\"t\",\"cniVersion\":\"0.4.0\",\"prevResult\":"
+                + "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}],"
+                + "\"dns\":{}}}");
+    }
+
+    @Test
     void modelConstructorsEnforceVersionShapes() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Result(CniVersion.V0_2_0, null, null, null, null))
                 .isInstanceOf(IllegalArgumentException.class);

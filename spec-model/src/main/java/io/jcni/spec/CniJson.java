@@ -134,12 +134,12 @@ public final class CniJson {
 
     /** Compact JSON. */
     public static byte[] encode(Json json) {
-        return JsonCodec.bytes(false, g -> JsonCodec.write(g, json));
+        return JsonCodec.bytes(false, json);
     }
 
     /** JSON indented as Go's {@code MarshalIndent(v, "", "    ")}. */
     public static byte[] encodeIndented(Json json) {
-        return JsonCodec.bytes(true, g -> JsonCodec.write(g, json));
+        return JsonCodec.bytes(true, json);
     }
 
     /** A plugin configuration, compact, key order and unknown fields as held. */

@@ -1,7 +1,6 @@
 package io.jcni.spec;
 
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -30,10 +29,6 @@ public record CniVersion(int major, int minor, int patch) implements Comparable<
 
     /** The newest version jcni implements. */
     public static final CniVersion LATEST = V1_1_0;
-
-    private static final Comparator<CniVersion> ORDER =
-            Comparator.comparingInt(CniVersion::major).thenComparingInt(CniVersion::minor)
-                    .thenComparingInt(CniVersion::patch);
 
     public CniVersion {
         if (major < 0 || minor < 0 || patch < 0) {
@@ -148,12 +143,34 @@ public record CniVersion(int major, int minor, int patch) implements Comparable<
 
     /** The highest of {@code candidates} that jcni implements, if any. */
     public static Optional<CniVersion> highestSupported(Collection<CniVersion> candidates) {
-        return candidates.stream().filter(CniVersion::isSupported).max(ORDER);
+        CniVersion best = null;
+        for (CniVersion candidate : candidates) {
+            if (candidate.isSupported() && (best == null || candidate.compareTo(best) > 0)) {
+                best = candidate;
+            }
+        }
+        return Optional.ofNullable(best);
     }
 
     @Override
     public int compareTo(CniVersion other) {
-        return ORDER.compare(this, other);
+        int c = Integer.compare(major, other.major);
+        if (c == 0) {
+            c = Integer.compare(minor, other.minor);
+        }
+        return c != 0 ? c : Integer.compare(patch, other.patch);
+    }
+
+    // equals and hashCode are written out: the record defaults bootstrap through invokedynamic, which costs start-up
+    // time on the plugin exec path (isSupported runs on every decode).
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof CniVersion v && v.major == major && v.minor == minor && v.patch == patch;
+    }
+
+    @Override
+    public int hashCode() {
+        return (major * 31 + minor) * 31 + patch;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jcni.spec;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -28,6 +29,15 @@ public record Interface(String name, String mac, int mtu, String sandbox, String
     /** An interface with the fields every version has. */
     public Interface(String name, String mac, String sandbox) {
         this(name, mac, 0, sandbox, "", "");
+    }
+
+    /** {@code interfaces} without the fields 1.1.0 added. */
+    static List<Interface> withoutV110Fields(List<Interface> interfaces) {
+        Interface[] stripped = new Interface[interfaces.size()];
+        for (int i = 0; i < stripped.length; i++) {
+            stripped[i] = interfaces.get(i).withoutV110Fields();
+        }
+        return List.of(stripped);
     }
 
     /** This interface without the fields that 1.1.0 added (mtu, socketPath, pciID). */

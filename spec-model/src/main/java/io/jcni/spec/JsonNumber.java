@@ -3,7 +3,6 @@ package io.jcni.spec;
 import java.math.BigDecimal;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 
 /**
  * A JSON number kept as its literal text, so a configuration passes through unchanged ({@code 1.50}, {@code 1e3} and
@@ -12,13 +11,58 @@ import java.util.regex.Pattern;
  * @param literal the number as it appears in JSON: {@code -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?}
  */
 public record JsonNumber(String literal) implements Json {
-    private static final Pattern GRAMMAR = Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
-
     public JsonNumber {
         Objects.requireNonNull(literal, "literal");
-        if (!GRAMMAR.matcher(literal).matches()) {
+        if (!isJsonNumber(literal)) {
             throw new IllegalArgumentException("not a JSON number: " + literal);
         }
+    }
+
+    /** The JSON number grammar, by hand (a regex would be compiled at plugin start-up). */
+    private static boolean isJsonNumber(String s) {
+        int i = 0;
+        int n = s.length();
+        if (i < n && s.charAt(i) == '-') {
+            i++;
+        }
+        if (i < n && s.charAt(i) == '0') {
+            i++;
+        } else {
+            int start = i;
+            while (i < n && isDigit(s.charAt(i))) {
+                i++;
+            }
+            if (i == start) {
+                return false;
+            }
+        }
+        if (i < n && s.charAt(i) == '.') {
+            int start = ++i;
+            while (i < n && isDigit(s.charAt(i))) {
+                i++;
+            }
+            if (i == start) {
+                return false;
+            }
+        }
+        if (i < n && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+            i++;
+            if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+                i++;
+            }
+            int start = i;
+            while (i < n && isDigit(s.charAt(i))) {
+                i++;
+            }
+            if (i == start) {
+                return false;
+            }
+        }
+        return i == n;
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     public static JsonNumber of(long value) {

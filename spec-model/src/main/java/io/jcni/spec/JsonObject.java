@@ -27,8 +27,10 @@ public final class JsonObject implements Json {
     /** An object with the entries of {@code members} in its iteration order. */
     public static JsonObject of(Map<String, ? extends Json> members) {
         LinkedHashMap<String, Json> copy = new LinkedHashMap<>();
-        members.forEach((key, value) -> copy.put(Objects.requireNonNull(key, "key"),
-                Objects.requireNonNull(value, "value of " + key)));
+        for (Map.Entry<String, ? extends Json> member : members.entrySet()) {
+            copy.put(Objects.requireNonNull(member.getKey(), "key"),
+                    Objects.requireNonNull(member.getValue(), "value of " + member.getKey()));
+        }
         return new JsonObject(copy);
     }
 

@@ -17,6 +17,6 @@ public record LegacyIpConfig(IpPrefix ip, InetAddress gateway, List<Route> route
         if (gateway != null) {
             gateway = IpPrefix.normalize(gateway);
         }
-        routes = routes == null ? List.of() : routes.stream().map(Route::withoutV110Fields).toList();
+        routes = routes == null ? List.of() : Route.withoutV110Fields(routes);
     }
 }

@@ -131,8 +131,7 @@ public final class NetworkConfigList {
      * keeps its own {@code name} and {@code cniVersion} keys.
      */
     public static NetworkConfigList fromConf(PluginConfig conf) throws CniException {
-        String version = conf.get("cniVersion").filter(JsonString.class::isInstance).map(v -> ((JsonString) v).value())
-                .orElse("");
+        String version = conf.json().members().get("cniVersion") instanceof JsonString v ? v.value() : "";
         JsonObject list = JsonObject.of("cniVersion", Json.of(version), "name", Json.of(conf.name()), "plugins",
                 Json.array(conf.json()));
         return new NetworkConfigList(list, null);
@@ -145,7 +144,7 @@ public final class NetworkConfigList {
 
     /** The bytes this list was decoded from, or its compact encoding if it was built in memory. */
     public byte[] bytes() {
-        return bytes != null ? bytes.clone() : JsonCodec.bytes(false, g -> JsonCodec.write(g, json));
+        return bytes != null ? bytes.clone() : JsonCodec.bytes(false, json);
     }
 
     public String name() {
@@ -193,7 +192,9 @@ public final class NetworkConfigList {
             return this;
         }
         List<Json> elements = new ArrayList<>();
-        json.get("plugins").filter(JsonArray.class::isInstance).ifPresent(p -> elements.addAll(((JsonArray) p).elements()));
+        if (json.members().get("plugins") instanceof JsonArray existing) {
+            elements.addAll(existing.elements());
+        }
         for (PluginConfig plugin : more) {
             elements.add(plugin.json());
         }

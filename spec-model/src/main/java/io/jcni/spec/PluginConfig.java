@@ -157,7 +157,13 @@ public final class PluginConfig {
 
     /** The names of the capabilities set to true. */
     public List<String> enabledCapabilities() {
-        return capabilities.entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
+        List<String> enabled = new ArrayList<>();
+        for (Map.Entry<String, Boolean> capability : capabilities.entrySet()) {
+            if (capability.getValue()) {
+                enabled.add(capability.getKey());
+            }
+        }
+        return List.copyOf(enabled);
     }
 
     /** {@code ipam}, the IPAM plugin's configuration object. */

@@ -33,10 +33,10 @@ public record Result(CniVersion cniVersion, List<Interface> interfaces, List<IpC
         }
         boolean v110 = cniVersion.atLeast(CniVersion.V1_1_0);
         interfaces = interfaces == null ? List.of()
-                : v110 ? List.copyOf(interfaces) : interfaces.stream().map(Interface::withoutV110Fields).toList();
+                : v110 ? List.copyOf(interfaces) : Interface.withoutV110Fields(interfaces);
         ips = ips == null ? List.of() : List.copyOf(ips);
         routes = routes == null ? List.of()
-                : v110 ? List.copyOf(routes) : routes.stream().map(Route::withoutV110Fields).toList();
+                : v110 ? List.copyOf(routes) : Route.withoutV110Fields(routes);
         dns = dns == null ? Dns.EMPTY : dns;
     }
 

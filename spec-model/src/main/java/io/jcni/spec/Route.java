@@ -1,6 +1,7 @@
 package io.jcni.spec;
 
 import java.net.InetAddress;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -31,6 +32,15 @@ public record Route(IpPrefix dst, InetAddress gw, int mtu, int advmss, int prior
     /** A route with the fields every version has. */
     public Route(IpPrefix dst, InetAddress gw) {
         this(dst, gw, 0, 0, 0, null, null);
+    }
+
+    /** {@code routes} without the attributes 1.1.0 added (a loop, not a stream: this runs at plugin start-up). */
+    static List<Route> withoutV110Fields(List<Route> routes) {
+        Route[] stripped = new Route[routes.size()];
+        for (int i = 0; i < stripped.length; i++) {
+            stripped[i] = routes.get(i).withoutV110Fields();
+        }
+        return List.of(stripped);
     }
 
     /** This route without the attributes 1.1.0 added. */

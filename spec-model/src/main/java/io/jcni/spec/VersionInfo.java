@@ -18,7 +18,11 @@ public record VersionInfo(String cniVersion, List<String> supportedVersions) {
 
     /** The answer of a plugin that supports {@code versions}, to a request of version {@code cniVersion}. */
     public static VersionInfo of(CniVersion cniVersion, List<CniVersion> versions) {
-        return new VersionInfo(cniVersion.toString(), versions.stream().map(CniVersion::toString).toList());
+        String[] texts = new String[versions.size()];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = versions.get(i).toString();
+        }
+        return new VersionInfo(cniVersion.toString(), List.of(texts));
     }
 
     /** True if the plugin lists exactly this version (libcni's reconciler compares the strings). */

@@ -222,43 +222,39 @@ public final class JsonCodec {
 
     /** Writes a value; strings go through {@link #sanitize}. */
     public static void write(JsonGenerator g, Json value) throws IOException {
-        switch (value) {
-            case JsonObject object -> {
-                g.writeStartObject();
-                for (var member : object.members().entrySet()) {
-                    g.writeFieldName(sanitize(member.getKey()));
-                    write(g, member.getValue());
-                }
-                g.writeEndObject();
+        // instanceof rather than a pattern switch: a type switch costs an invokedynamic bootstrap at start-up.
+        if (value instanceof JsonObject object) {
+            g.writeStartObject();
+            for (var member : object.members().entrySet()) {
+                g.writeFieldName(sanitize(member.getKey()));
+                write(g, member.getValue());
             }
-            case JsonArray array -> {
-                g.writeStartArray();
-                for (Json element : array.elements()) {
-                    write(g, element);
-                }
-                g.writeEndArray();
+            g.writeEndObject();
+        } else if (value instanceof JsonArray array) {
+            g.writeStartArray();
+            for (Json element : array.elements()) {
+                write(g, element);
             }
-            case JsonString string -> g.writeString(string.value());
-            case JsonNumber number -> g.writeNumber(number.literal());
-            case JsonBoolean bool -> g.writeBoolean(bool.value());
-            case JsonNull ignored -> g.writeNull();
+            g.writeEndArray();
+        } else if (value instanceof JsonString string) {
+            g.writeString(string.value());
+        } else if (value instanceof JsonNumber number) {
+            g.writeNumber(number.literal());
+        } else if (value instanceof JsonBoolean bool) {
+            g.writeBoolean(bool.value());
+        } else {
+            g.writeNull();
         }
     }
 
-    /** Something that writes one JSON document to a generator. */
-    @FunctionalInterface
-    public interface Writer {
-        void writeTo(JsonGenerator g) throws IOException;
-    }
-
-    /** Runs {@code writer} into bytes: compact, or indented as Go's MarshalIndent with four spaces. */
-    public static byte[] bytes(boolean indented, Writer writer) {
+    /** {@code value} as bytes: compact, or indented as Go's MarshalIndent with four spaces. */
+    public static byte[] bytes(boolean indented, Json value) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(512);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             if (indented) {
                 g.setPrettyPrinter(new GoIndentPrinter());
             }
-            writer.writeTo(g);
+            write(g, value);
         } catch (IOException e) {
             // In-memory output cannot fail; a generator error here is a bug in a writer.
             throw new UncheckedIOException("JSON encoding failed", e);
@@ -268,7 +264,7 @@ public final class JsonCodec {
 
     /** Compact JSON text of a value (for {@code toString()}). */
     public static String toJson(Json value) {
-        return new String(bytes(false, g -> write(g, value)), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(bytes(false, value), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Writes {@code key: value} for a string value, sanitized. */

@@ -22,8 +22,8 @@ public final class MessageCodec {
      */
     public static CniError decodeError(JsonObject json) throws CniException {
         ConfigNode root = ConfigNode.root(json, CniError.DECODING_FAILURE);
-        int code = root.integer("code", 0, Integer.MAX_VALUE).map(Long::intValue).orElse(0);
-        return new CniError(root.string("cniVersion").orElse(""), code, root.string("msg").orElse(""),
+        Integer code = ResultCodec.intOrNull(root, "code", 0, Integer.MAX_VALUE);
+        return new CniError(root.string("cniVersion").orElse(""), code == null ? 0 : code, root.string("msg").orElse(""),
                 root.string("details").orElse(""));
     }
 
@@ -67,7 +67,7 @@ public final class MessageCodec {
         LinkedHashMap<String, Json> out = new LinkedHashMap<>();
         out.put("cniVersion", Json.of(info.cniVersion()));
         if (!info.supportedVersions().isEmpty()) {
-            out.put("supportedVersions", new JsonArray(info.supportedVersions().stream().<Json>map(Json::of).toList()));
+            out.put("supportedVersions", ResultCodec.strings(info.supportedVersions()));
         }
         return JsonObject.of(out);
     }

@@ -95,7 +95,8 @@ public final class ResultCodec {
                 }
             }
             Optional<Long> index = node.integer("interface", 0, Integer.MAX_VALUE);
-            ips.add(new IpConfig(index.map(Long::intValue).orElse(null), address, node.ip("gateway").orElse(null)));
+            ips.add(new IpConfig(index.isEmpty() ? null : index.get().intValue(), address,
+                    node.ip("gateway").orElse(null)));
         }
         List<Route> routes = new ArrayList<>();
         for (ConfigNode node : root.array("routes")) {
@@ -105,7 +106,14 @@ public final class ResultCodec {
     }
 
     private static int intField(ConfigNode node, String key, int min, int max, int absent) throws CniException {
-        return node.integer(key, min, max).map(Long::intValue).orElse(absent);
+        Integer value = intOrNull(node, key, min, max);
+        return value == null ? absent : value;
+    }
+
+    /** An optional integer member, without lambdas (start-up). */
+    static Integer intOrNull(ConfigNode node, String key, int min, int max) throws CniException {
+        Optional<Long> value = node.integer(key, min, max);
+        return value.isEmpty() ? null : value.get().intValue();
     }
 
     private static Route route(ConfigNode node, boolean v110) throws CniException {
@@ -117,8 +125,7 @@ public final class ResultCodec {
         }
         return new Route(dst, gw, intField(node, "mtu", 0, Integer.MAX_VALUE, 0),
                 intField(node, "advmss", 0, Integer.MAX_VALUE, 0), intField(node, "priority", 0, Integer.MAX_VALUE, 0),
-                node.integer("table", 0, Integer.MAX_VALUE).map(Long::intValue).orElse(null),
-                node.integer("scope", 0, 255).map(Long::intValue).orElse(null));
+                intOrNull(node, "table", 0, Integer.MAX_VALUE), intOrNull(node, "scope", 0, 255));
     }
 
     private static LegacyIpConfig legacyIp(Optional<ConfigNode> field, boolean ipv4) throws CniException {
@@ -158,39 +165,36 @@ public final class ResultCodec {
     public static JsonObject toJson(CniResult result) {
         LinkedHashMap<String, Json> out = new LinkedHashMap<>();
         out.put("cniVersion", Json.of(result.cniVersion().toString()));
-        switch (result) {
-            case LegacyResult legacy -> {
-                if (legacy.ip4() != null) {
-                    out.put("ip4", legacyIp(legacy.ip4()));
-                }
-                if (legacy.ip6() != null) {
-                    out.put("ip6", legacyIp(legacy.ip6()));
-                }
-                out.put("dns", dns(legacy.dns()));
+        if (result instanceof LegacyResult legacy) {
+            if (legacy.ip4() != null) {
+                out.put("ip4", legacyIp(legacy.ip4()));
             }
-            case Result modern -> {
-                CniVersion version = modern.cniVersion();
-                boolean v110 = version.atLeast(CniVersion.V1_1_0);
-                if (!modern.interfaces().isEmpty()) {
-                    List<Json> list = new ArrayList<>();
-                    for (Interface i : modern.interfaces()) {
-                        list.add(iface(i, v110));
-                    }
-                    out.put("interfaces", new JsonArray(list));
+            if (legacy.ip6() != null) {
+                out.put("ip6", legacyIp(legacy.ip6()));
+            }
+            out.put("dns", dns(legacy.dns()));
+        } else if (result instanceof Result modern) {
+            CniVersion version = modern.cniVersion();
+            boolean v110 = version.atLeast(CniVersion.V1_1_0);
+            if (!modern.interfaces().isEmpty()) {
+                List<Json> list = new ArrayList<>();
+                for (Interface i : modern.interfaces()) {
+                    list.add(iface(i, v110));
                 }
-                if (!modern.ips().isEmpty()) {
-                    List<Json> list = new ArrayList<>();
-                    for (IpConfig ip : modern.ips()) {
-                        list.add(ip(ip, version.before(CniVersion.V1_0_0)));
-                    }
-                    out.put("ips", new JsonArray(list));
+                out.put("interfaces", new JsonArray(list));
+            }
+            if (!modern.ips().isEmpty()) {
+                List<Json> list = new ArrayList<>();
+                for (IpConfig ip : modern.ips()) {
+                    list.add(ip(ip, version.before(CniVersion.V1_0_0)));
                 }
-                if (!modern.routes().isEmpty()) {
-                    out.put("routes", routes(modern.routes(), v110));
-                }
-                if (version.before(CniVersion.V1_0_0) || !modern.dns().isEmpty()) {
-                    out.put("dns", dns(modern.dns()));
-                }
+                out.put("ips", new JsonArray(list));
+            }
+            if (!modern.routes().isEmpty()) {
+                out.put("routes", routes(modern.routes(), v110));
+            }
+            if (version.before(CniVersion.V1_0_0) || !modern.dns().isEmpty()) {
+                out.put("dns", dns(modern.dns()));
             }
         }
         return JsonObject.of(out);
@@ -274,8 +278,17 @@ public final class ResultCodec {
 
     private static void putStrings(LinkedHashMap<String, Json> out, String key, List<String> values) {
         if (!values.isEmpty()) {
-            out.put(key, new JsonArray(values.stream().<Json>map(Json::of).toList()));
+            out.put(key, strings(values));
         }
+    }
+
+    /** A JSON array of strings. */
+    static JsonArray strings(List<String> values) {
+        Json[] elements = new Json[values.size()];
+        for (int i = 0; i < elements.length; i++) {
+            elements[i] = Json.of(values.get(i));
+        }
+        return new JsonArray(List.of(elements));
     }
 
     private static void putPositive(LinkedHashMap<String, Json> out, String key, int value) {

@@ -43,14 +43,14 @@ public final class ResultConverter {
         if (from.cniVersion().equals(target)) {
             return from;
         }
-        return switch (from) {
-            case LegacyResult legacy when target.hasLegacyResult() ->
-                    new LegacyResult(target, legacy.ip4(), legacy.ip6(), legacy.dns());
-            case LegacyResult legacy -> upFromLegacy(legacy, target);
-            case Result result when target.hasLegacyResult() -> downToLegacy(result, target);
-            case Result result -> new Result(target, result.interfaces(), result.ips(), result.routes(),
-                    result.dns());
-        };
+        // instanceof rather than a pattern switch, which would cost an invokedynamic bootstrap at plugin start-up.
+        if (from instanceof LegacyResult legacy) {
+            return target.hasLegacyResult() ? new LegacyResult(target, legacy.ip4(), legacy.ip6(), legacy.dns())
+                    : upFromLegacy(legacy, target);
+        }
+        Result result = (Result) from;
+        return target.hasLegacyResult() ? downToLegacy(result, target)
+                : new Result(target, result.interfaces(), result.ips(), result.routes(), result.dns());
     }
 
     private static Result upFromLegacy(LegacyResult legacy, CniVersion target) {

@@ -83,7 +83,10 @@ public final class CniJson {
         return ResultCodec.decode(parseObject(json, "result"), null, "");
     }
 
-    /** A result held as JSON (e.g. inside a cache file), as {@link #decodeResult(byte[], CniVersion)}. */
+    /**
+     * A result held as JSON (e.g. inside a cache file), as {@link #decodeResult(byte[], CniVersion)}; a null
+     * {@code expected} takes the version from the document, as {@link #decodeResult(byte[])}.
+     */
     public static CniResult decodeResult(JsonObject json, CniVersion expected) throws CniException {
         return ResultCodec.decode(json, expected, "");
     }
@@ -122,6 +125,10 @@ public final class CniJson {
             }
             throw new CniException(e.code(), "decoding version info: " + e.error().msg(), e.error().details());
         }
+    }
+
+    public static JsonObject toJson(VersionInfo info) {
+        return MessageCodec.toJson(info);
     }
 
     /** A VERSION answer as a plugin prints it: compact with a trailing newline, as libcni's {@code json.Encoder}. */

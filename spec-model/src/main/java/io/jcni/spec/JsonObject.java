@@ -1,0 +1,111 @@
+package io.jcni.spec;
+
+import io.jcni.spec.internal.JsonCodec;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A JSON object that keeps its key order. Immutable: {@link #with} and {@link #without} return copies, replacing a
+ * value in place (same position) and appending new keys at the end.
+ *
+ * <p>A document with a repeated key keeps the last value at the first key's position (Go's encoding/json also lets the
+ * last one win).
+ */
+public final class JsonObject implements Json {
+    public static final JsonObject EMPTY = new JsonObject(new LinkedHashMap<>());
+
+    private final Map<String, Json> members;
+
+    private JsonObject(LinkedHashMap<String, Json> members) {
+        this.members = Collections.unmodifiableMap(members);
+    }
+
+    /** An object with the entries of {@code members} in its iteration order. */
+    public static JsonObject of(Map<String, ? extends Json> members) {
+        LinkedHashMap<String, Json> copy = new LinkedHashMap<>();
+        for (Map.Entry<String, ? extends Json> member : members.entrySet()) {
+            copy.put(Objects.requireNonNull(member.getKey(), "key"),
+                    Objects.requireNonNull(member.getValue(), "value of " + member.getKey()));
+        }
+        return new JsonObject(copy);
+    }
+
+    /** An object of alternating keys and values: {@code of("type", Json.of("bridge"), "mtu", Json.of(1500))}. */
+    public static JsonObject of(Object... keysAndValues) {
+        if (keysAndValues.length % 2 != 0) {
+            throw new IllegalArgumentException("keys and values must pair up");
+        }
+        LinkedHashMap<String, Json> members = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            members.put((String) Objects.requireNonNull(keysAndValues[i], "key"),
+                    (Json) Objects.requireNonNull(keysAndValues[i + 1], "value"));
+        }
+        return new JsonObject(members);
+    }
+
+    /** The members in document order (unmodifiable). */
+    public Map<String, Json> members() {
+        return members;
+    }
+
+    public Set<String> keys() {
+        return members.keySet();
+    }
+
+    public int size() {
+        return members.size();
+    }
+
+    public boolean isEmpty() {
+        return members.isEmpty();
+    }
+
+    public boolean has(String key) {
+        return members.containsKey(key);
+    }
+
+    public Optional<Json> get(String key) {
+        return Optional.ofNullable(members.get(key));
+    }
+
+    /** This object with {@code key} set to {@code value}: replaced in place if present, appended otherwise. */
+    public JsonObject with(String key, Json value) {
+        LinkedHashMap<String, Json> copy = new LinkedHashMap<>(members);
+        copy.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return new JsonObject(copy);
+    }
+
+    /** This object without {@code key} (the same object if it has no such key). */
+    public JsonObject without(String key) {
+        if (!members.containsKey(key)) {
+            return this;
+        }
+        LinkedHashMap<String, Json> copy = new LinkedHashMap<>(members);
+        copy.remove(key);
+        return new JsonObject(copy);
+    }
+
+    @Override
+    public String typeName() {
+        return "object";
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof JsonObject object && object.members.equals(members);
+    }
+
+    @Override
+    public int hashCode() {
+        return members.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return JsonCodec.toJson(this);
+    }
+}

@@ -1,0 +1,106 @@
+package io.jcni.netlink.internal.ffm;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.jcni.netlink.NetlinkException;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+
+/**
+ * The availability probe and the module's only downcall handle.
+ *
+ * <p>Every first downcall handle of a distinct signature costs milliseconds of start-up (about 9 ms for the first and
+ * 3 ms for each further one here, with an AOT cache; 28 ms and 3 ms without), and a CNI plugin is a fresh JVM per call.
+ * So this module binds exactly one: glibc's variadic {@code long syscall(long number, ...)}, called with six
+ * {@code long} arguments, errno captured. Every system call (socket, sendto, recvfrom, setns, openat, flock, ...) goes
+ * through it with its {@link Sysno number}; integer and pointer arguments widen to {@code long} as the kernel's
+ * calling convention expects. The handle is created on first use, never at class-load time of the API.
+ */
+public final class NativeAccess {
+    private NativeAccess() {}
+
+    /** The flag a launcher must pass; named in every probe failure. */
+    public static final String FLAG = "--enable-native-access=io.jcni.netlink";
+
+    static final String ARCH = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    static final boolean X86_64 = ARCH.equals("amd64") || ARCH.equals("x86_64");
+    private static final boolean GENERIC_TABLE = ARCH.equals("aarch64") || ARCH.equals("riscv64");
+
+    /** Why the native layer cannot work in this process, or {@code null} if it can. Cheap; no native call. */
+    public static String problem() {
+        String os = System.getProperty("os.name", "");
+        if (!os.equals("Linux")) {
+            return "netlink needs Linux, this is " + os;
+        }
+        if (!X86_64 && !GENERIC_TABLE) {
+            return "unsupported architecture " + ARCH + " (supported: amd64, aarch64, riscv64)";
+        }
+        Module module = NativeAccess.class.getModule();
+        if (!module.isNativeAccessEnabled()) {
+            String grant = module.isNamed() ? module.getName() : "ALL-UNNAMED";
+            return "native access is not enabled for " + (module.isNamed() ? "module " + grant : "the class path")
+                    + ": start java with --enable-native-access=" + grant
+                    + " (a jlink image: --add-options; Maven tests: surefire argLine)";
+        }
+        return null;
+    }
+
+    /** Throws a {@link NetlinkException.Kind#UNAVAILABLE} exception naming the fix when {@link #problem()} finds one. */
+    public static void check() {
+        String problem = problem();
+        if (problem != null) {
+            throw new NetlinkException("netlink native layer", NetlinkException.Kind.UNAVAILABLE, problem, null);
+        }
+    }
+
+    /** Initialized on first use only, after {@link #check()} passed (a failed static initializer cannot be retried). */
+    static final class Downcall {
+        private Downcall() {}
+
+        static final MethodHandle SYSCALL;
+        static final long ERRNO_OFFSET;
+        static final long STATE_SIZE;
+
+        static {
+            Linker linker = Linker.nativeLinker();
+            MemorySegment address = linker.defaultLookup().find("syscall")
+                    .orElseThrow(() -> new IllegalStateException("libc has no syscall symbol"));
+            FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_LONG,
+                    JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+            SYSCALL = linker.downcallHandle(address, descriptor,
+                    Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+            ERRNO_OFFSET = Linker.Option.captureStateLayout().byteOffset(groupElement("errno"));
+            STATE_SIZE = Linker.Option.captureStateLayout().byteSize();
+        }
+    }
+
+    /** Bytes to allocate for a call-state segment passed to {@link #syscall}. */
+    static long stateSize() {
+        check();
+        return Downcall.STATE_SIZE;
+    }
+
+    /**
+     * Invokes system call {@code nr}. Returns the raw result: -1 with the errno in {@code state} on failure.
+     * {@code state} must be a segment of {@link #stateSize()} bytes used by one thread at a time.
+     */
+    static long syscall(MemorySegment state, Sysno nr, long a0, long a1, long a2, long a3, long a4, long a5) {
+        try {
+            return (long) Downcall.SYSCALL.invokeExact(state, nr.number(), a0, a1, a2, a3, a4, a5);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("syscall " + nr, t);
+        }
+    }
+
+    /** The errno captured in {@code state} by the last failing {@link #syscall}. */
+    static int errno(MemorySegment state) {
+        return state.get(JAVA_INT, Downcall.ERRNO_OFFSET);
+    }
+}

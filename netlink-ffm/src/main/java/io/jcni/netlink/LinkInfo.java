@@ -32,7 +32,8 @@ public sealed interface LinkInfo {
     /**
      * A bridge.
      *
-     * @param vlanDefaultPvid the PVID new ports get when VLAN filtering is on (0: none)
+     * @param vlanFiltering false also when the kernel is built without VLAN filtering (then it reports nothing)
+     * @param vlanDefaultPvid the PVID new ports get when VLAN filtering is on (0: none, or not reported)
      * @param stpState 0 off, 1 kernel STP, 2 user-space STP
      */
     record Bridge(boolean vlanFiltering, int vlanDefaultPvid, int stpState) implements LinkInfo {

@@ -18,7 +18,10 @@ public interface NetlinkOps {
     /**
      * {@code ip link add NAME [attrs] type veth peer name PEER [peer attrs]}. Each end may be created directly in
      * another namespace through its {@link LinkAttrs#netns()}; the CNI pattern is a handle in the container creating
-     * {@code eth0} with its peer in the host namespace.
+     * {@code eth0} with its peer in the host namespace. {@code attrs} may ask for the link to be up; {@code peer} may
+     * not (the kernel opens the peer before pairing it and fails with ENOTCONN): set it up afterwards.
+     *
+     * @throws IllegalArgumentException if {@code peer.up()}
      */
     void addVeth(LinkAttrs attrs, LinkAttrs peer);
 

@@ -53,6 +53,11 @@ public abstract class Ops implements NetlinkOps {
     @Override
     public void addVeth(LinkAttrs attrs, LinkAttrs peer) {
         Objects.requireNonNull(peer, "peer");
+        if (peer.up()) {
+            // veth_newlink configures the peer before pairing it, and opening an unpaired veth fails (ENOTCONN)
+            throw new IllegalArgumentException("a veth peer cannot be set up in the request creating it: "
+                    + "call setUp on it afterwards");
+        }
         submit(RTM_NEWLINK, CREATE, (Supplier<String>) () -> attrs.name() + " type veth peer " + peer.name(), w -> {
             LinkCodec.newLink(w, attrs);
             int[] info = LinkCodec.beginInfo(w, "veth");
@@ -105,7 +110,7 @@ public abstract class Ops implements NetlinkOps {
     public void addMacvlan(LinkAttrs attrs, int parentIndex, MacvlanMode mode) {
         Objects.requireNonNull(mode, "mode");
         submit(RTM_NEWLINK, CREATE, (Supplier<String>) () -> attrs.name() + " link " + parentIndex
-                + " type macvlan mode " + mode, w -> {
+                + " type macvlan mode " + mode.name().toLowerCase(java.util.Locale.ROOT), w -> {
                     LinkCodec.newLink(w, attrs);
                     w.u32(IfLinkH.IFLA_LINK, parentIndex);
                     int[] info = LinkCodec.beginInfo(w, "macvlan");
@@ -119,7 +124,8 @@ public abstract class Ops implements NetlinkOps {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(flag, "flag");
         submit(RTM_NEWLINK, CREATE, (Supplier<String>) () -> attrs.name() + " link " + parentIndex
-                + " type ipvlan mode " + mode + " " + flag, w -> {
+                + " type ipvlan mode " + mode.name().toLowerCase(java.util.Locale.ROOT) + " "
+                + flag.name().toLowerCase(java.util.Locale.ROOT), w -> {
                     LinkCodec.newLink(w, attrs);
                     w.u32(IfLinkH.IFLA_LINK, parentIndex);
                     int[] info = LinkCodec.beginInfo(w, "ipvlan");

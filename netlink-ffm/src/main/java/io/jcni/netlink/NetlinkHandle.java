@@ -57,11 +57,11 @@ public interface NetlinkHandle extends NetlinkOps, AutoCloseable {
 
     // ---- routes ------------------------------------------------------------------------------------------------
 
-    /** {@code ip [-6] route show}: the main table's routes of the family. */
+    /** {@code ip [-6] route show}: the main table's routes of the family (null: both). */
     List<Route> routes(Family family);
 
     /**
-     * {@code ip [-6] route show table TABLE}: the routes of the family in one table, or in all tables for table 0
+     * {@code ip [-6] route show table TABLE}: the routes of the family (null: both) in one table, or in all tables for table 0
      * ({@code table all}, including the kernel's local and broadcast routes).
      */
     List<Route> routes(Family family, int table);

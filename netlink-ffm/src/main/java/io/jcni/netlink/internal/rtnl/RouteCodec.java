@@ -25,6 +25,7 @@ import io.jcni.netlink.internal.wire.AttrCursor;
 import io.jcni.netlink.internal.wire.MalformedMessageException;
 import io.jcni.netlink.internal.wire.MessageWriter;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
+import io.jcni.netlink.internal.wire.SocketH;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -120,9 +121,12 @@ public final class RouteCodec {
         }
     }
 
-    /** A dump request for {@code family}, filtered by {@code table} in the kernel (strict checking) when non-zero. */
+    /**
+     * A dump request for {@code family} (null: all), filtered by {@code table} in the kernel (strict checking) when
+     * non-zero.
+     */
     public static void dumpRequest(MessageWriter w, Family family, int table) {
-        rtmsg(w, family.af(), 0, table, 0, 0, 0, 0);
+        rtmsg(w, family == null ? SocketH.AF_UNSPEC : family.af(), 0, table, 0, 0, 0, 0);
         if (table != 0) {
             w.u32(RtnetlinkH.RTA_TABLE, table);
         }

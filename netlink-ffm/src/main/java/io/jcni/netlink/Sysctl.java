@@ -2,6 +2,7 @@ package io.jcni.netlink;
 
 import io.jcni.netlink.internal.wire.Errno;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -23,11 +24,22 @@ import java.nio.file.StandardOpenOption;
 public final class Sysctl {
     private Sysctl() {}
 
-    /** {@code sysctl -n KEY} in the calling thread's namespace; the value without its trailing newline. */
+    /** The largest value read: sysctl handlers produce at most a page per read. */
+    private static final int MAX_VALUE_BYTES = 4096;
+
+    /**
+     * {@code sysctl -n KEY} in the calling thread's namespace; the value without its trailing newline.
+     *
+     * <p>Read in one call with a page-sized buffer: most sysctl handlers answer a read at a non-zero offset with
+     * end-of-file, so a reader that takes one byte first (as {@code Files.readString} does on files reporting size 0)
+     * would get only that byte.
+     */
     public static String read(String key) {
         Path path = path(key);
-        try {
-            String value = Files.readString(path, StandardCharsets.UTF_8);
+        try (InputStream in = Files.newInputStream(path)) {
+            byte[] buf = new byte[MAX_VALUE_BYTES];
+            int n = Math.max(0, in.read(buf));
+            String value = new String(buf, 0, n, StandardCharsets.UTF_8);
             return value.endsWith("\n") ? value.substring(0, value.length() - 1) : value;
         } catch (IOException e) {
             throw failure("read sysctl " + key, e);

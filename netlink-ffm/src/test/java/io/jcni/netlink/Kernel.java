@@ -47,8 +47,14 @@ final class Kernel {
     static Result run(String... command) {
         try {
             Process p = new ProcessBuilder(command).start();
-            byte[] out = p.getInputStream().readAllBytes();
-            byte[] err = p.getErrorStream().readAllBytes();
+            p.getOutputStream().close();
+            byte[] out;
+            byte[] err;
+            // Closed explicitly, not left to the cleaner: tests count this process's open descriptors.
+            try (var stdout = p.getInputStream(); var stderr = p.getErrorStream()) {
+                out = stdout.readAllBytes();
+                err = stderr.readAllBytes();
+            }
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 throw new IllegalStateException("timed out: " + List.of(command));

@@ -90,7 +90,7 @@ public final class NetlinkSocket implements Transport {
      */
     public static NetlinkSocket open(int protocol) {
         NativeAccess.check();
-        Arena arena = Arena.ofShared();
+        Arena arena = NativeMemory.shared();
         try {
             MemorySegment state = arena.allocate(NativeAccess.stateSize());
             long fd = NativeAccess.syscall(state, Sysno.socket, SocketH.AF_NETLINK,
@@ -111,7 +111,7 @@ public final class NetlinkSocket implements Transport {
     }
 
     private boolean setOption(int level, int option, int value, boolean optional) {
-        try (Arena scratch = Arena.ofConfined()) {
+        try (Arena scratch = NativeMemory.confined()) {
             MemorySegment v = scratch.allocateFrom(JAVA_INT, value);
             long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, option, v.address(), 4, 0);
             if (r < 0 && !optional) {
@@ -187,7 +187,7 @@ public final class NetlinkSocket implements Transport {
 
     @Override
     public void growReceiveBuffer(int minCapacity) {
-        Arena next = Arena.ofShared();
+        Arena next = NativeMemory.shared();
         MemorySegment segment = next.allocate(roundUp(minCapacity), 8);
         if (receiveArena != null) {
             receiveArena.close();
@@ -198,7 +198,7 @@ public final class NetlinkSocket implements Transport {
     }
 
     private void growSend(int minCapacity) {
-        Arena next = Arena.ofShared();
+        Arena next = NativeMemory.shared();
         MemorySegment segment = next.allocate(roundUp(minCapacity), 8);
         if (sendArena != null) {
             sendArena.close();

@@ -16,7 +16,7 @@ public final class Syscalls {
 
     /** {@code openat(AT_FDCWD, path, flags | O_CLOEXEC, mode)}; returns the new descriptor. */
     public static int open(String path, int flags, int mode) {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = NativeMemory.confined()) {
             MemorySegment state = arena.allocate(NativeAccess.stateSize());
             MemorySegment cPath = arena.allocateFrom(path);
             while (true) {
@@ -50,7 +50,7 @@ public final class Syscalls {
 
     /** {@code flock(fd, operation)}; returns false instead of throwing when {@code LOCK_NB} meets a held lock. */
     public static boolean flock(int fd, int operation, String what) {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = NativeMemory.confined()) {
             MemorySegment state = arena.allocate(NativeAccess.stateSize());
             while (true) {
                 long r = NativeAccess.syscall(state, Sysno.flock, fd, operation, 0, 0, 0, 0);
@@ -74,7 +74,7 @@ public final class Syscalls {
     }
 
     private static long call(String what, Sysno nr, long a0, long a1, long a2) {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = NativeMemory.confined()) {
             MemorySegment state = arena.allocate(NativeAccess.stateSize());
             long r = NativeAccess.syscall(state, nr, a0, a1, a2, 0, 0, 0);
             if (r < 0) {

@@ -2,6 +2,7 @@ package io.jcni.netlink;
 
 import java.net.InetAddress;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
@@ -29,7 +30,7 @@ public record Address(int index, IpPrefix prefix, InetAddress peer, InetAddress 
     public Address {
         Objects.requireNonNull(prefix, "prefix");
         Objects.requireNonNull(scope, "scope");
-        flags = flags.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(flags));
+        flags = flags.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(flags)); // enum order
         if (validLifetime < 0 || validLifetime > FOREVER || preferredLifetime < 0 || preferredLifetime > FOREVER) {
             throw new IllegalArgumentException("lifetimes must be 0-" + FOREVER);
         }

@@ -1,6 +1,7 @@
 package io.jcni.netlink;
 
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 
 /** Address text without DNS: RFC 5952 for IPv6 ({@code fe80::1}), dotted quad for IPv4. */
@@ -51,8 +52,38 @@ final class Inet {
         return sb.toString();
     }
 
-    /** Parses a numeric address literal (never a host name: no DNS). */
+    /**
+     * Parses a numeric address literal, never a host name (no DNS): IPv4 only as a dotted quad of decimal numbers
+     * without leading zeros (not the legacy {@code 10.1} or octal forms {@link InetAddress#ofLiteral} accepts), IPv6
+     * in any RFC 4291 form; an IPv4-mapped IPv6 literal stays IPv6.
+     *
+     * @throws IllegalArgumentException if {@code text} is no such literal
+     */
     static InetAddress parse(String text) {
-        return InetAddress.ofLiteral(text);
+        if (text.indexOf(':') >= 0) {
+            InetAddress a = Inet6Address.ofLiteral(text);
+            if (a instanceof Inet4Address v4) {
+                byte[] mapped = new byte[16];
+                mapped[10] = (byte) 0xff;
+                mapped[11] = (byte) 0xff;
+                System.arraycopy(v4.getAddress(), 0, mapped, 12, 4);
+                return IpPrefix.byAddress(mapped);
+            }
+            return a;
+        }
+        String[] parts = text.split("\\.", -1);
+        if (parts.length != 4) {
+            throw new IllegalArgumentException("not an IPv4 dotted quad: " + text);
+        }
+        byte[] b = new byte[4];
+        for (int i = 0; i < 4; i++) {
+            String p = parts[i];
+            if (p.isEmpty() || p.length() > 3 || (p.length() > 1 && p.charAt(0) == '0')
+                    || !p.chars().allMatch(c -> c >= '0' && c <= '9') || Integer.parseInt(p) > 255) {
+                throw new IllegalArgumentException("not an IPv4 dotted quad: " + text);
+            }
+            b[i] = (byte) Integer.parseInt(p);
+        }
+        return IpPrefix.byAddress(b);
     }
 }

@@ -1,8 +1,8 @@
 package io.jcni.netlink.vectors;
 
-import static io.jcni.netlink.internal.ffm.Structs.NLMSGHDR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_LEN;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSGHDR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_LEN;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,23 +1,25 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.jcni.netlink.NetlinkException;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 
 /**
  * The availability probe and the module's only downcall handle.
  *
- * <p>Every first downcall handle of a distinct signature costs milliseconds of start-up (about 9 ms for the first and
- * 3 ms for each further one here, with an AOT cache; 28 ms and 3 ms without), and a CNI plugin is a fresh JVM per call.
- * So this module binds exactly one: glibc's variadic {@code long syscall(long number, ...)}, called with six
- * {@code long} arguments, errno captured. Every system call (socket, sendto, recvfrom, setns, openat, flock, ...) goes
+ * <p>Every downcall handle of a distinct signature costs start-up time (measured here: the first about 9 ms with an AOT
+ * cache, 28 ms without, each further one about 3 ms either way; capturing errno and declaring the call variadic cost
+ * more on top), and a CNI plugin is a fresh JVM per call.
+ * So this module binds exactly one: glibc's {@code long syscall(long number, ...)}, called with six {@code long}
+ * arguments, errno captured. Every system call (socket, sendto, recvfrom, setns, openat, flock, ...) goes
  * through it with its {@link Sysno number}; integer and pointer arguments widen to {@code long} as the kernel's
  * calling convention expects. The handle is created on first use, never at class-load time of the API.
  */
@@ -72,11 +74,28 @@ public final class NativeAccess {
                     .orElseThrow(() -> new IllegalStateException("libc has no syscall symbol"));
             FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_LONG,
                     JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
-            SYSCALL = linker.downcallHandle(address, descriptor,
-                    Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
-            ERRNO_OFFSET = Linker.Option.captureStateLayout().byteOffset(groupElement("errno"));
-            STATE_SIZE = Linker.Option.captureStateLayout().byteSize();
+            // Declared non-variadic on purpose: with firstVariadicArg the first handle costs ~50 ms more here even
+            // with an AOT cache. The calling conventions agree for this call: every argument is an integer passed in
+            // a register or in the same stack slot either way (x86-64 SysV, AAPCS64 on Linux), and the one
+            // difference, %al = number of vector registers used, is ignored by glibc's assembly syscall (and only
+            // decides whether a C va_start spills vector registers elsewhere).
+            SYSCALL = linker.downcallHandle(address, descriptor, Linker.Option.captureCallState("errno"));
+            StructLayout state = Linker.Option.captureStateLayout();
+            ERRNO_OFFSET = offsetOf(state, "errno");
+            STATE_SIZE = state.byteSize();
         }
+    }
+
+    /** A member's offset by walking the members: layout paths ({@code byteOffset(groupElement)}) cost ms at start-up. */
+    static long offsetOf(StructLayout layout, String member) {
+        long offset = 0;
+        for (MemoryLayout m : layout.memberLayouts()) {
+            if (m.name().filter(member::equals).isPresent()) {
+                return offset;
+            }
+            offset += m.byteSize();
+        }
+        throw new IllegalStateException(layout + " has no member " + member);
     }
 
     /** Bytes to allocate for a call-state segment passed to {@link #syscall}. */

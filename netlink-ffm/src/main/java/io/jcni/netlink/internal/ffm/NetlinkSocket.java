@@ -1,6 +1,5 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -9,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.internal.wire.Errno;
 import io.jcni.netlink.internal.wire.NetlinkH;
+import io.jcni.netlink.internal.wire.Offsets;
 import io.jcni.netlink.internal.wire.SocketH;
 import io.jcni.netlink.internal.wire.Transport;
 import java.lang.foreign.Arena;
@@ -36,8 +36,6 @@ public final class NetlinkSocket implements Transport {
     /** The kernel sizes dump datagrams up to the reader's buffer, capped near 32 KiB. */
     private static final int INITIAL_RECEIVE = 32 << 10;
 
-    private static final long NL_PID = Structs.SOCKADDR_NL.byteOffset(groupElement("nl_pid"));
-    private static final long NL_FAMILY = Structs.SOCKADDR_NL.byteOffset(groupElement("nl_family"));
 
     private final Arena arena;
     private final MemorySegment state;
@@ -57,9 +55,9 @@ public final class NetlinkSocket implements Transport {
         this.arena = arena;
         this.state = state;
         this.fd = fd;
-        this.address = arena.allocate(Structs.SOCKADDR_NL);
+        this.address = arena.allocate(Offsets.SOCKADDR_NL_SIZE, 4);
         this.addressLength = arena.allocate(JAVA_INT);
-        address.set(JAVA_SHORT, NL_FAMILY, (short) SocketH.AF_NETLINK);
+        address.set(JAVA_SHORT, Offsets.NL_FAMILY, (short) SocketH.AF_NETLINK);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_EXT_ACK, 1, true);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_CAP_ACK, 1, true);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_GET_STRICT_CHK, 1, true);
@@ -69,8 +67,8 @@ public final class NetlinkSocket implements Transport {
         if (!setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUFFORCE, SOCKET_BUFFER_BYTES, true)) {
             setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUF, SOCKET_BUFFER_BYTES, true);
         }
-        MemorySegment timeout = arena.allocate(Structs.TIMEVAL);
-        timeout.set(JAVA_LONG, 0, RECEIVE_TIMEOUT_SECONDS);
+        MemorySegment timeout = arena.allocate(Offsets.TIMEVAL_SIZE, 8);
+        timeout.set(JAVA_LONG, Offsets.TV_SEC, RECEIVE_TIMEOUT_SECONDS);
         check("setsockopt SO_RCVTIMEO", NativeAccess.syscall(state, Sysno.setsockopt, fd, SocketH.SOL_SOCKET,
                 SocketH.SO_RCVTIMEO, timeout.address(), timeout.byteSize(), 0));
         check("bind netlink", NativeAccess.syscall(state, Sysno.bind, fd, address.address(), address.byteSize(),
@@ -78,7 +76,7 @@ public final class NetlinkSocket implements Transport {
         addressLength.set(JAVA_INT, 0, (int) address.byteSize());
         check("getsockname netlink", NativeAccess.syscall(state, Sysno.getsockname, fd, address.address(),
                 addressLength.address(), 0, 0, 0));
-        this.portId = address.get(JAVA_INT, NL_PID);
+        this.portId = address.get(JAVA_INT, Offsets.NL_PID);
         this.sendSegment = arena.allocate(INITIAL_SEND, 8);
         this.receiveSegment = arena.allocate(INITIAL_RECEIVE, 8);
         this.receiveView = receiveSegment.asByteBuffer().order(ByteOrder.nativeOrder());
@@ -173,7 +171,7 @@ public final class NetlinkSocket implements Transport {
                     default -> throw new NetlinkException("recvfrom netlink", errno, null);
                 }
             }
-            if (address.get(JAVA_INT, NL_PID) != 0) {
+            if (address.get(JAVA_INT, Offsets.NL_PID) != 0) {
                 continue; // not from the kernel: another process may unicast to our port id; never trust it
             }
             return (int) Math.min(r, Integer.MAX_VALUE);

@@ -1,6 +1,5 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -16,9 +15,10 @@ import java.util.List;
  * (jextract is not available here). {@code HeadersMatchTest} generates a C program from {@link #ALL} and compares every
  * size and offset with the installed headers.
  *
- * <p>The wire layer must not touch {@code java.lang.foreign}, so the offsets it needs are exported below as plain
- * {@code int}s computed from these layouts: one source of truth. Only 64-bit Linux is supported (pointers and
- * {@code size_t} are 8 bytes in {@link #MSGHDR}, {@link #IOVEC} and {@link #TIMEVAL}).
+ * <p>The wire layer must not touch {@code java.lang.foreign} and should not pay for building layouts at start-up, so
+ * it uses the constants of {@code internal.wire.Offsets}, which {@code OffsetsMatchLayoutsTest} checks against these
+ * layouts. Only 64-bit Linux is supported (pointers and {@code size_t} are 8 bytes in {@link #MSGHDR},
+ * {@link #IOVEC} and {@link #TIMEVAL}).
  */
 public final class Structs {
     private Structs() {}
@@ -137,73 +137,4 @@ public final class Structs {
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
             IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL, IOVEC, MSGHDR);
 
-    // Sizes and offsets for the wire layer, derived from the layouts above.
-    public static final int NLMSGHDR_SIZE = size(NLMSGHDR);
-    public static final int NLMSG_LEN = offset(NLMSGHDR, "nlmsg_len");
-    public static final int NLMSG_TYPE = offset(NLMSGHDR, "nlmsg_type");
-    public static final int NLMSG_FLAGS = offset(NLMSGHDR, "nlmsg_flags");
-    public static final int NLMSG_SEQ = offset(NLMSGHDR, "nlmsg_seq");
-    public static final int NLMSG_PID = offset(NLMSGHDR, "nlmsg_pid");
-
-    public static final int NLMSGERR_SIZE = size(NLMSGERR);
-    public static final int NLMSGERR_ERROR = offset(NLMSGERR, "error");
-    public static final int NLMSGERR_MSG = offset(NLMSGERR, "msg");
-
-    public static final int RTATTR_SIZE = size(RTATTR);
-    public static final int RTA_LEN = offset(RTATTR, "rta_len");
-    public static final int RTA_TYPE = offset(RTATTR, "rta_type");
-
-    public static final int IFINFOMSG_SIZE = size(IFINFOMSG);
-    public static final int IFI_FAMILY = offset(IFINFOMSG, "ifi_family");
-    public static final int IFI_TYPE = offset(IFINFOMSG, "ifi_type");
-    public static final int IFI_INDEX = offset(IFINFOMSG, "ifi_index");
-    public static final int IFI_FLAGS = offset(IFINFOMSG, "ifi_flags");
-    public static final int IFI_CHANGE = offset(IFINFOMSG, "ifi_change");
-
-    public static final int IFADDRMSG_SIZE = size(IFADDRMSG);
-    public static final int IFA_FAMILY = offset(IFADDRMSG, "ifa_family");
-    public static final int IFA_PREFIXLEN = offset(IFADDRMSG, "ifa_prefixlen");
-    public static final int IFA_FLAGS_8 = offset(IFADDRMSG, "ifa_flags");
-    public static final int IFA_SCOPE = offset(IFADDRMSG, "ifa_scope");
-    public static final int IFA_INDEX = offset(IFADDRMSG, "ifa_index");
-
-    public static final int IFA_CACHEINFO_SIZE = size(IFA_CACHEINFO);
-    public static final int IFA_PREFERED = offset(IFA_CACHEINFO, "ifa_prefered");
-    public static final int IFA_VALID = offset(IFA_CACHEINFO, "ifa_valid");
-
-    public static final int RTMSG_SIZE = size(RTMSG);
-    public static final int RTM_FAMILY = offset(RTMSG, "rtm_family");
-    public static final int RTM_DST_LEN = offset(RTMSG, "rtm_dst_len");
-    public static final int RTM_SRC_LEN = offset(RTMSG, "rtm_src_len");
-    public static final int RTM_TOS = offset(RTMSG, "rtm_tos");
-    public static final int RTM_TABLE = offset(RTMSG, "rtm_table");
-    public static final int RTM_PROTOCOL = offset(RTMSG, "rtm_protocol");
-    public static final int RTM_SCOPE = offset(RTMSG, "rtm_scope");
-    public static final int RTM_TYPE = offset(RTMSG, "rtm_type");
-    public static final int RTM_FLAGS = offset(RTMSG, "rtm_flags");
-
-    public static final int RTNEXTHOP_SIZE = size(RTNEXTHOP);
-    public static final int RTNH_LEN = offset(RTNEXTHOP, "rtnh_len");
-    public static final int RTNH_FLAGS = offset(RTNEXTHOP, "rtnh_flags");
-    public static final int RTNH_HOPS = offset(RTNEXTHOP, "rtnh_hops");
-    public static final int RTNH_IFINDEX = offset(RTNEXTHOP, "rtnh_ifindex");
-
-    public static final int NDMSG_SIZE = size(NDMSG);
-    public static final int NDM_FAMILY = offset(NDMSG, "ndm_family");
-    public static final int NDM_IFINDEX = offset(NDMSG, "ndm_ifindex");
-    public static final int NDM_STATE = offset(NDMSG, "ndm_state");
-    public static final int NDM_FLAGS = offset(NDMSG, "ndm_flags");
-    public static final int NDM_TYPE = offset(NDMSG, "ndm_type");
-
-    public static final int BRIDGE_VLAN_INFO_SIZE = size(BRIDGE_VLAN_INFO);
-    public static final int BRIDGE_VLAN_INFO_FLAGS = offset(BRIDGE_VLAN_INFO, "flags");
-    public static final int BRIDGE_VLAN_INFO_VID = offset(BRIDGE_VLAN_INFO, "vid");
-
-    private static int size(StructLayout layout) {
-        return Math.toIntExact(layout.byteSize());
-    }
-
-    private static int offset(StructLayout layout, String member) {
-        return Math.toIntExact(layout.byteOffset(groupElement(member)));
-    }
 }

@@ -1,16 +1,16 @@
 package io.jcni.netlink.internal.rtnl;
 
-import static io.jcni.netlink.internal.ffm.Structs.IFADDRMSG_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_CACHEINFO_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_FAMILY;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_FLAGS_8;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_INDEX;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_PREFERED;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_PREFIXLEN;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_SCOPE;
-import static io.jcni.netlink.internal.ffm.Structs.IFA_VALID;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSGHDR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.IFADDRMSG_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_CACHEINFO_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_FAMILY;
+import static io.jcni.netlink.internal.wire.Offsets.IFADDRMSG_IFA_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_INDEX;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_PREFERED;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_PREFIXLEN;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_SCOPE;
+import static io.jcni.netlink.internal.wire.Offsets.IFA_VALID;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSGHDR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
 
 import io.jcni.netlink.Address;
 import io.jcni.netlink.AddressFlag;
@@ -36,7 +36,7 @@ public final class AddressCodec {
         int at = w.reserve(IFADDRMSG_SIZE);
         w.putU8(at + IFA_FAMILY, family);
         w.putU8(at + IFA_PREFIXLEN, prefixLength);
-        w.putU8(at + IFA_FLAGS_8, flags);
+        w.putU8(at + IFADDRMSG_IFA_FLAGS, flags);
         w.putU8(at + IFA_SCOPE, scope);
         w.putU32(at + IFA_INDEX, index);
     }
@@ -110,7 +110,7 @@ public final class AddressCodec {
             return null;
         }
         int prefixLength = Byte.toUnsignedInt(b.get(body + IFA_PREFIXLEN));
-        int flags = Byte.toUnsignedInt(b.get(body + IFA_FLAGS_8));
+        int flags = Byte.toUnsignedInt(b.get(body + IFADDRMSG_IFA_FLAGS));
         int scope = Byte.toUnsignedInt(b.get(body + IFA_SCOPE));
         int index = b.getInt(body + IFA_INDEX);
         InetAddress address = null;

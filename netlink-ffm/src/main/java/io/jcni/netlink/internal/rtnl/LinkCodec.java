@@ -1,16 +1,16 @@
 package io.jcni.netlink.internal.rtnl;
 
-import static io.jcni.netlink.internal.ffm.Structs.BRIDGE_VLAN_INFO_FLAGS;
-import static io.jcni.netlink.internal.ffm.Structs.BRIDGE_VLAN_INFO_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.BRIDGE_VLAN_INFO_VID;
-import static io.jcni.netlink.internal.ffm.Structs.IFINFOMSG_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.IFI_CHANGE;
-import static io.jcni.netlink.internal.ffm.Structs.IFI_FAMILY;
-import static io.jcni.netlink.internal.ffm.Structs.IFI_FLAGS;
-import static io.jcni.netlink.internal.ffm.Structs.IFI_INDEX;
-import static io.jcni.netlink.internal.ffm.Structs.IFI_TYPE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSGHDR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.BRIDGE_VLAN_INFO_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.BRIDGE_VLAN_INFO_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.BRIDGE_VLAN_INFO_VID;
+import static io.jcni.netlink.internal.wire.Offsets.IFINFOMSG_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.IFI_CHANGE;
+import static io.jcni.netlink.internal.wire.Offsets.IFI_FAMILY;
+import static io.jcni.netlink.internal.wire.Offsets.IFI_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.IFI_INDEX;
+import static io.jcni.netlink.internal.wire.Offsets.IFI_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSGHDR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
 
 import io.jcni.netlink.BridgePort;
 import io.jcni.netlink.BridgeVlan;

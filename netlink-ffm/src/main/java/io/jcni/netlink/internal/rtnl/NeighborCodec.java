@@ -1,12 +1,12 @@
 package io.jcni.netlink.internal.rtnl;
 
-import static io.jcni.netlink.internal.ffm.Structs.NDMSG_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NDM_FAMILY;
-import static io.jcni.netlink.internal.ffm.Structs.NDM_FLAGS;
-import static io.jcni.netlink.internal.ffm.Structs.NDM_IFINDEX;
-import static io.jcni.netlink.internal.ffm.Structs.NDM_STATE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSGHDR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.NDMSG_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NDM_FAMILY;
+import static io.jcni.netlink.internal.wire.Offsets.NDM_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.NDM_IFINDEX;
+import static io.jcni.netlink.internal.wire.Offsets.NDM_STATE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSGHDR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
 
 import io.jcni.netlink.Family;
 import io.jcni.netlink.MacAddress;

@@ -1,20 +1,20 @@
 package io.jcni.netlink.internal.rtnl;
 
-import static io.jcni.netlink.internal.ffm.Structs.NLMSGHDR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_TYPE;
-import static io.jcni.netlink.internal.ffm.Structs.RTMSG_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_DST_LEN;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_FAMILY;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_FLAGS;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_PROTOCOL;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_SCOPE;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_TABLE;
-import static io.jcni.netlink.internal.ffm.Structs.RTM_TYPE;
-import static io.jcni.netlink.internal.ffm.Structs.RTNEXTHOP_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.RTNH_FLAGS;
-import static io.jcni.netlink.internal.ffm.Structs.RTNH_HOPS;
-import static io.jcni.netlink.internal.ffm.Structs.RTNH_IFINDEX;
-import static io.jcni.netlink.internal.ffm.Structs.RTNH_LEN;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSGHDR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.RTMSG_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_DST_LEN;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_FAMILY;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_PROTOCOL;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_SCOPE;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_TABLE;
+import static io.jcni.netlink.internal.wire.Offsets.RTM_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.RTNEXTHOP_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.RTNH_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.RTNH_HOPS;
+import static io.jcni.netlink.internal.wire.Offsets.RTNH_IFINDEX;
+import static io.jcni.netlink.internal.wire.Offsets.RTNH_LEN;
 
 import io.jcni.netlink.Family;
 import io.jcni.netlink.IpPrefix;

@@ -1,8 +1,8 @@
 package io.jcni.netlink.internal.wire;
 
-import static io.jcni.netlink.internal.ffm.Structs.RTATTR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.RTA_LEN;
-import static io.jcni.netlink.internal.ffm.Structs.RTA_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.RTATTR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.RTA_LEN;
+import static io.jcni.netlink.internal.wire.Offsets.RTA_TYPE;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;

@@ -1,14 +1,14 @@
 package io.jcni.netlink.internal.wire;
 
-import static io.jcni.netlink.internal.ffm.Structs.NLMSGHDR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_FLAGS;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_LEN;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_PID;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_SEQ;
-import static io.jcni.netlink.internal.ffm.Structs.NLMSG_TYPE;
-import static io.jcni.netlink.internal.ffm.Structs.RTATTR_SIZE;
-import static io.jcni.netlink.internal.ffm.Structs.RTA_LEN;
-import static io.jcni.netlink.internal.ffm.Structs.RTA_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSGHDR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_FLAGS;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_LEN;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_PID;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_SEQ;
+import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
+import static io.jcni.netlink.internal.wire.Offsets.RTATTR_SIZE;
+import static io.jcni.netlink.internal.wire.Offsets.RTA_LEN;
+import static io.jcni.netlink.internal.wire.Offsets.RTA_TYPE;
 
 import java.net.InetAddress;
 import java.nio.ByteBuffer;

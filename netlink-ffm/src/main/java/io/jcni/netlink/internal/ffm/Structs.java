@@ -1,6 +1,5 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -17,8 +16,7 @@ import java.util.List;
  *
  * <p>The wire layer must not touch {@code java.lang.foreign} and should not pay for building layouts at start-up, so
  * it uses the constants of {@code internal.wire.Offsets}, which {@code OffsetsMatchLayoutsTest} checks against these
- * layouts. Only 64-bit Linux is supported (pointers and {@code size_t} are 8 bytes in {@link #MSGHDR},
- * {@link #IOVEC} and {@link #TIMEVAL}).
+ * layouts. Only 64-bit Linux is supported ({@code time_t} is 8 bytes in {@link #TIMEVAL}).
  */
 public final class Structs {
     private Structs() {}
@@ -116,25 +114,8 @@ public final class Structs {
             JAVA_LONG.withName("tv_sec"),
             JAVA_LONG.withName("tv_usec")).withName("timeval");
 
-    /** {@code struct iovec}, {@code <sys/uio.h>}. */
-    public static final StructLayout IOVEC = MemoryLayout.structLayout(
-            ADDRESS.withName("iov_base"),
-            JAVA_LONG.withName("iov_len")).withName("iovec");
-
-    /** {@code struct msghdr}, {@code <sys/socket.h>} (glibc, 64-bit). */
-    public static final StructLayout MSGHDR = MemoryLayout.structLayout(
-            ADDRESS.withName("msg_name"),
-            JAVA_INT.withName("msg_namelen"),
-            MemoryLayout.paddingLayout(4),
-            ADDRESS.withName("msg_iov"),
-            JAVA_LONG.withName("msg_iovlen"),
-            ADDRESS.withName("msg_control"),
-            JAVA_LONG.withName("msg_controllen"),
-            JAVA_INT.withName("msg_flags"),
-            MemoryLayout.paddingLayout(4)).withName("msghdr");
-
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
-            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL, IOVEC, MSGHDR);
+            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL);
 
 }

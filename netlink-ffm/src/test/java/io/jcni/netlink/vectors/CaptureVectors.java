@@ -29,12 +29,7 @@ import java.util.List;
  * Records real kernel replies as test vectors: builds a namespace with veth, bridge (+port), macvlan, addresses,
  * routes (metrics, multipath, default) and neighbours, dumps each table through a recording transport, and saves the
  * raw datagrams (hex, one per line) next to iproute2's JSON of the same state. Not a test; run by hand as root when
- * the vectors need refreshing (see {@code vectors/README.md}):
- *
- * <pre>
- * java --enable-native-access=io.jcni.netlink -p netlink-ffm/target/classes:netlink-ffm/target/test-classes \
- *     --patch-module ... (see README)
- * </pre>
+ * the vectors need refreshing, with the command in {@code src/test/resources/io/jcni/netlink/vectors/README.md}.
  */
 public final class CaptureVectors {
     private CaptureVectors() {}

@@ -50,7 +50,7 @@ class FileLocksTest {
             }
             assertThat(Files.exists(ready)).isTrue();
             assertThat(FileLocks.tryExclusive(lock)).isEmpty();
-            try (FileLocks.ExclusiveLock held = FileLocks.exclusive(lock)) {
+            try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
                 assertThat(Files.exists(done)).as("we got the lock only after the holder finished").isTrue();
             }
         } finally {
@@ -61,7 +61,7 @@ class FileLocksTest {
     @Test
     void excludesAnotherThreadOfThisProcess() throws Exception {
         Path lock = dir.resolve("lock");
-        try (FileLocks.ExclusiveLock held = FileLocks.exclusive(lock)) {
+        try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
             Optional<FileLocks.ExclusiveLock> other = CompletableFuture.supplyAsync(() -> FileLocks.tryExclusive(lock))
                     .get();
             assertThat(other).isEmpty();
@@ -77,9 +77,9 @@ class FileLocksTest {
         Path lock = dir.resolve("lock");
         CountDownLatch acquired = new CountDownLatch(1);
         Thread waiter;
-        try (FileLocks.ExclusiveLock held = FileLocks.exclusive(lock)) {
+        try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
             waiter = Thread.ofVirtual().start(() -> {
-                try (FileLocks.ExclusiveLock mine = FileLocks.exclusive(lock)) {
+                try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
                     acquired.countDown();
                 }
             });

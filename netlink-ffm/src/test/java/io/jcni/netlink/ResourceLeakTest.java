@@ -96,7 +96,7 @@ class ResourceLeakTest {
                 try (NetNs ns = NetNs.open(nsPath)) {
                     ns.id();
                 }
-                try (FileLocks.ExclusiveLock held = FileLocks.exclusive(lock)) {
+                try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
                     FileLocks.tryExclusive(lock).ifPresent(FileLocks.ExclusiveLock::close);
                 }
                 Sysctl.read(t.ns, "net.ipv4.ip_forward");

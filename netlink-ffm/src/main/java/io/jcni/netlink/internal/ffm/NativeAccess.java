@@ -60,7 +60,11 @@ public final class NativeAccess {
         }
     }
 
-    /** Initialized on first use only, after {@link #check()} passed (a failed static initializer cannot be retried). */
+    /**
+     * Initialized on first use only, after {@link #check()} passed (a failed static initializer cannot be retried).
+     * The module's one restricted call: the warning is suppressed here and nowhere else.
+     */
+    @SuppressWarnings("restricted")
     static final class Downcall {
         private Downcall() {}
 

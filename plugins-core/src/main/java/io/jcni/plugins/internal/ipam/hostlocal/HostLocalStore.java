@@ -75,6 +75,11 @@ public final class HostLocalStore implements AutoCloseable {
         return netDir;
     }
 
+    /** Full scans of the network directory so far (for tests: the common path makes none). */
+    long scans() {
+        return files.scans();
+    }
+
     /**
      * Allocates one address per range set for {@code who}, as Go host-local's ADD does.
      *

@@ -40,6 +40,7 @@ final class ReservationFiles implements Closeable {
 
     private final Path dir;
     private FileChannel dirChannel;
+    private long scans;
 
     ReservationFiles(Path dir) {
         this.dir = dir;
@@ -47,6 +48,11 @@ final class ReservationFiles implements Closeable {
 
     Path dir() {
         return dir;
+    }
+
+    /** How many full scans this instance made: the thing the index exists to avoid. */
+    long scans() {
+        return scans;
     }
 
     /** What a reservation file for {@code who} holds: Go writes {@code TrimSpace(id) + "\r\n" + ifname}. */
@@ -174,6 +180,7 @@ final class ReservationFiles implements Closeable {
      * count as reservations; other names (and subdirectories) are left alone, as they are not ours to judge.
      */
     Scan scan() throws IOException {
+        scans++;
         List<Found> found = new ArrayList<>();
         TreeMap<Integer, IpAddress> last = new TreeMap<>();
         List<String> names = new ArrayList<>();

@@ -49,7 +49,8 @@ final class StoreIndex implements Closeable {
 
     private static final long MAGIC = 0x0a4c48494e434a89L; // bytes 89 'J' 'C' 'N' 'I' 'H' 'L' '\n'
     private static final int VERSION = 1;
-    private static final int MIN_CAPACITY = 1024;
+    /** Smallest table, in slots; tests lower it to make the table grow and compact often. */
+    static int minCapacity = 1024;
     private static final int SLOT = 32;
     private static final long EMPTY = 0;
     private static final long LIVE = 1;
@@ -78,6 +79,8 @@ final class StoreIndex implements Closeable {
     private long cachedGeneration = -1;
     private boolean tableReset;
     private boolean changed;
+    /** Pages from this one on are new in this operation: they start zeroed, not read from the file. */
+    private long freshFrom = Long.MAX_VALUE;
 
     // decoded header
     private long tableOffset;
@@ -130,7 +133,7 @@ final class StoreIndex implements Closeable {
         live = h.getInt(H_LIVE);
         dead = h.getInt(H_DEAD);
         int n = h.getInt(H_BITMAPS);
-        if (capacity < MIN_CAPACITY || Integer.bitCount(capacity) != 1 || n < 0 || n > MAX_BITMAPS
+        if (capacity < 16 || Integer.bitCount(capacity) != 1 || n < 0 || n > MAX_BITMAPS
                 || tableOffset % PAGE != 0 || tableOffset < PAGE) {
             dropCache();
             return false;
@@ -152,6 +155,7 @@ final class StoreIndex implements Closeable {
         dirty.clear();
         tableReset = false;
         changed = false;
+        freshFrom = Long.MAX_VALUE;
         cachedGeneration = -1;
     }
 
@@ -372,6 +376,7 @@ final class StoreIndex implements Closeable {
         pages.keySet().removeIf(p -> p >= firstPage);
         dirty.removeIf(p -> p >= firstPage);
         tableReset = true;
+        freshFrom = firstPage;
         capacity = capacityFor(Math.max(expected, entries.size()));
         live = 0;
         dead = 0;
@@ -387,7 +392,7 @@ final class StoreIndex implements Closeable {
     }
 
     private static int capacityFor(int entries) {
-        long want = Math.max(MIN_CAPACITY, (long) entries * 4);
+        long want = Math.max(minCapacity, (long) entries * 4);
         long cap = Long.highestOneBit(want - 1) << 1;
         if (cap > (1 << 30)) {
             throw new IllegalStateException("index table would exceed 2^30 slots");
@@ -430,6 +435,7 @@ final class StoreIndex implements Closeable {
             ch.truncate(tableOffset);
             tableReset = false;
         }
+        freshFrom = Long.MAX_VALUE;
         for (long p : dirty) {
             writeFully(pages.get(p).duplicate().clear(), p * PAGE);
         }
@@ -466,6 +472,7 @@ final class StoreIndex implements Closeable {
         ch.truncate(PAGE);
         dropCache();
         header = h;
+        freshFrom = 1;
 
         bitmaps.clear();
         long end = PAGE;
@@ -514,7 +521,9 @@ final class StoreIndex implements Closeable {
         ByteBuffer p = pages.get(pageNo);
         if (p == null) {
             p = newPage();
-            readFully(p, pageNo * PAGE);
+            if (pageNo < freshFrom) {
+                readFully(p, pageNo * PAGE);
+            }
             pages.put(pageNo, p);
         }
         return p;

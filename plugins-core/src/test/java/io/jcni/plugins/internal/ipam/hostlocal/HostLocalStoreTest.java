@@ -245,6 +245,37 @@ class HostLocalStoreTest {
     }
 
     @Test
+    void onlyTheFirstOperationAndForeignChangesCostAFullScan() throws Exception {
+        List<RangeSet> sets = List.of(set("10.1.0.0/16"), set("fd00::/112"));
+        add("first", sets);
+        assertThat(store.scans()).isEqualTo(1);
+        for (int i = 0; i < 300; i++) {
+            add("c" + i, sets);
+        }
+        for (int i = 0; i < 300; i += 2) {
+            store.release(who("c" + i));
+        }
+        for (int i = 0; i < 300; i++) {
+            store.find(who("c" + i));
+        }
+        add("after-release", sets);
+        store.allocate(who("requested"), sets, List.of(ip("10.1.200.1")), OnExisting.REUSE);
+        assertThat(store.scans()).isEqualTo(1);
+        // A second store (another process, or the next exec) trusts the index too.
+        try (HostLocalStore next = HostLocalStore.open(dataDir, "net1")) {
+            assertThat(next.find(who("c1"))).hasSize(2);
+            next.allocate(who("next"), sets, List.of(), OnExisting.REUSE);
+            assertThat(next.scans()).isZero();
+        }
+        // Its changes are not foreign to the first store: the index recorded them.
+        store.find(who("next"));
+        assertThat(store.scans()).isEqualTo(1);
+        Files.writeString(dir.resolve("10.1.250.250"), "go\r\neth0");
+        store.find(who("go"));
+        assertThat(store.scans()).isEqualTo(2);
+    }
+
+    @Test
     void staleIndexHitIsVerifiedAgainstTheFileAndDropped() throws Exception {
         List<RangeSet> sets = List.of(set("10.1.0.0/24"));
         add("a", sets); // .2

@@ -2,4 +2,7 @@
 module io.jcni.plugins {
     requires transitive io.jcni.runtime;
     requires io.jcni.netlink;
+
+    // The host-local engine is internal; the benchmarks measure it directly.
+    exports io.jcni.plugins.internal.ipam.hostlocal to io.jcni.benchmarks;
 }

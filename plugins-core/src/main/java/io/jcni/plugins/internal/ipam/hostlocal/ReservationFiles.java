@@ -17,6 +17,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -94,18 +95,47 @@ final class ReservationFiles implements Closeable {
         return true;
     }
 
-    /** The raw content of {@code <ip>}, or empty when there is no such reservation. */
+    /**
+     * The raw content of {@code <ip>}, or empty when there is no such reservation. One open, read and close for a
+     * file of a usual size ({@code Files.readAllBytes} adds an fstat and a second read).
+     */
     Optional<byte[]> read(IpAddress ip) throws IOException {
+        Path file = dir.resolve(ip.toString());
+        FileChannel ch;
         try {
-            return Optional.of(Files.readAllBytes(dir.resolve(ip.toString())));
+            ch = FileChannel.open(file, READ);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
+        try (ch) {
+            ByteBuffer buf = ByteBuffer.allocate(512);
+            while (true) {
+                int n = ch.read(buf);
+                if (n < 0) {
+                    return Optional.of(Arrays.copyOf(buf.array(), buf.position()));
+                }
+                if (buf.hasRemaining()) {
+                    // A short read of a regular file is its end.
+                    return Optional.of(Arrays.copyOf(buf.array(), buf.position()));
+                }
+                buf = ByteBuffer.wrap(Arrays.copyOf(buf.array(), buf.capacity() * 2)).position(buf.capacity());
+            }
+        }
     }
 
-    /** Removes {@code <ip>}; false if it was already gone. */
+    /**
+     * Removes {@code <ip>}; false if it was already gone. {@code java.io.File.delete} is a plain {@code unlink}
+     * ({@code Files.delete} looks at the file first).
+     */
     boolean delete(IpAddress ip) throws IOException {
-        return Files.deleteIfExists(dir.resolve(ip.toString()));
+        java.io.File file = dir.resolve(ip.toString()).toFile();
+        if (file.delete()) {
+            return true;
+        }
+        if (Files.exists(file.toPath(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.delete(file.toPath()); // to throw the reason
+        }
+        return false;
     }
 
     /** {@code last_reserved_ip.<n>} as Go reads it ({@code net.ParseIP} of the whole content); empty if unusable. */
@@ -130,7 +160,10 @@ final class ReservationFiles implements Closeable {
             while (buf.hasRemaining()) {
                 pos += ch.write(buf, pos);
             }
-            ch.truncate(b.length);
+            // FileChannel.truncate costs an fstat and two seeks even when there is nothing to cut.
+            if (ch.size() > b.length) {
+                ch.truncate(b.length);
+            }
         }
     }
 

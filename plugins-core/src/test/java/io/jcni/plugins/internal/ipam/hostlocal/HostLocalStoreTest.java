@@ -94,6 +94,15 @@ class HostLocalStoreTest {
     }
 
     @Test
+    void lastReservedWrittenOverALongerTextLeavesNoTail() throws Exception {
+        List<RangeSet> sets = List.of(set("fd00::/64"));
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("last_reserved_ip.0"), "fd00:0:0:0::2"); // Go parses it; we must cut it
+        assertThat(add("a", sets)).containsExactly("fd00::3/64");
+        assertThat(contents(dir)).containsEntry("last_reserved_ip.0", "fd00::3");
+    }
+
+    @Test
     void requestedAddressTakenOutOfRangeOrGatewayFailsWithGosMessagesAndLeavesNothing() throws Exception {
         List<RangeSet> sets = List.of(set("10.1.0.0/24"), set("fd00::/64"));
         add("c1", sets, ip("10.1.0.50"));

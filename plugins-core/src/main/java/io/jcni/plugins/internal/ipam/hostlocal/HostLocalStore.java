@@ -171,10 +171,12 @@ public final class HostLocalStore implements AutoCloseable {
                 return;
             }
             closed = true;
-            try (ReservationFiles f = files) {
+            try {
                 if (index != null) {
                     index.close();
                 }
+            } finally {
+                files.close();
             }
         } catch (IOException e) {
             throw failure(e);
@@ -195,15 +197,20 @@ public final class HostLocalStore implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("store closed: " + netDir);
             }
-            try (StoreLock.Held held = acquire()) {
-                Session s = new Session(wanted);
+            try {
+                StoreLock.Held held = acquire();
                 try {
-                    T result = op.run(s);
-                    s.commit();
-                    return result;
-                } catch (IpamException e) {
-                    s.commit();
-                    throw e;
+                    Session s = new Session(wanted);
+                    try {
+                        T result = op.run(s);
+                        s.commit();
+                        return result;
+                    } catch (IpamException e) {
+                        s.commit();
+                        throw e;
+                    }
+                } finally {
+                    held.close();
                 }
             } catch (IOException | RuntimeException e) {
                 if (index != null) {

@@ -1,5 +1,6 @@
 package io.jcni.benchmarks.ipam;
 
+import io.jcni.plugins.internal.ipam.hostlocal.Allocation;
 import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
 import io.jcni.plugins.internal.ipam.hostlocal.HostLocalStore;
 import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
@@ -48,8 +49,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run (briefly): {@code java -jar benchmarks/target/benchmarks.jar HostLocalBenchmark -f 1 -wi 2 -i 3 -w 1 -r 1
  * -p fs=tmpfs}. Go's host-local reads every reservation file per ADD, so the comparable Go figure grows with the fill.
+ * {@code allocate} and {@code release} fail if they measured a reuse or a release of nothing (a fixture gone wrong).
  */
-@BenchmarkMode(Mode.AverageTime)
+// Percentiles, not just the mean: on a shared machine a few preempted operations of milliseconds dominate a mean.
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
@@ -122,39 +125,47 @@ public class HostLocalBenchmark {
         }
     }
 
-    /** Before each {@code allocate}: the attachment holds nothing (released outside the measurement). */
+    /** For {@code allocate}: before each invocation the attachment holds nothing (released, not measured). */
     @State(Scope.Thread)
-    public static class Released {
+    public static class Released extends Dir {
         @Setup(Level.Invocation)
-        public void release(Dir d) throws IpamException {
-            d.warm.release(ME);
+        public void release() throws IpamException {
+            warm.release(ME);
         }
     }
 
-    /** Before each {@code release}: the attachment holds one address (allocated outside the measurement). */
+    /** For {@code release}: before each invocation the attachment holds one address (allocated, not measured). */
     @State(Scope.Thread)
-    public static class Allocated {
+    public static class Allocated extends Dir {
         @Setup(Level.Invocation)
-        public void allocate(Dir d) throws IpamException {
-            d.warm.allocate(ME, d.sets, List.of(), OnExisting.REUSE);
+        public void allocate() throws IpamException {
+            warm.allocate(ME, sets, List.of(), OnExisting.REUSE);
         }
     }
 
     @Benchmark
-    public Object allocate(Dir d, Released r) throws IpamException {
+    public Object allocate(Released d) throws IpamException {
         HostLocalStore s = d.open();
         try {
-            return s.allocate(ME, d.sets, List.of(), OnExisting.REUSE);
+            List<Allocation> got = s.allocate(ME, d.sets, List.of(), OnExisting.REUSE);
+            if (got.getFirst().existing()) {
+                throw new IllegalStateException("measured a reuse, not an allocation");
+            }
+            return got;
         } finally {
             d.done(s);
         }
     }
 
     @Benchmark
-    public Object release(Dir d, Allocated a) throws IpamException {
+    public Object release(Allocated d) throws IpamException {
         HostLocalStore s = d.open();
         try {
-            return s.release(ME);
+            List<IpAddress> released = s.release(ME);
+            if (released.isEmpty()) {
+                throw new IllegalStateException("measured a release of nothing");
+            }
+            return released;
         } finally {
             d.done(s);
         }

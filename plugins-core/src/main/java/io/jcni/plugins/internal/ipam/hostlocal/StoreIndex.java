@@ -25,7 +25,7 @@ import java.util.TreeSet;
  * <p>Layout (little-endian, 4 KiB pages, read and written page by page through a per-operation cache):
  * <pre>
  * page 0   header: magic, version, state (0 consistent, 1 being rewritten), directory signature, generation,
- *          table offset/capacity/live/dead counts, bitmap count, intent (address being created), cached
+ *          table offset/capacity/live/dead counts, bitmap count, intent (address being created), boot id, cached
  *          last_reserved_ip.0..15, bitmap descriptors (range start, end, offset)
  * bitmaps  one per range of at most 2^24 addresses: bit i set = the file for rangeStart + i exists
  * table    open-addressing hash table (linear probing, load &le; 1/2) of 32-byte slots
@@ -33,10 +33,11 @@ import java.util.TreeSet;
  *          a legacy reservation; one slot per reserved address
  * </pre>
  *
- * <p>Crash safety: pages are written at {@link #commit}, then synced, then the header with the new signature; a crash
- * in between leaves the old signature, which no longer matches the directory (every change that needs index pages
- * also changes the directory), so the next operation rebuilds. A {@link #rewrite} marks the header "being rewritten"
- * first. Not thread-safe: the store's lock serializes use.
+ * <p>Crash safety: pages are written at {@link #commit}, then the header with the new signature; a process killed in
+ * between leaves the old signature, which no longer matches the directory (every change that needs index pages also
+ * changes the directory), so the next operation rebuilds. A {@link #rewrite} marks the header "being rewritten"
+ * first. No write is synced: the header carries the boot id, and an index from another boot (after a power loss,
+ * when unsynced writes may be lost in any order) is rebuilt. Not thread-safe: the store's lock serializes use.
  */
 final class StoreIndex implements Closeable {
 
@@ -48,7 +49,7 @@ final class StoreIndex implements Closeable {
     static final int LAST_CACHE = 16;
 
     private static final long MAGIC = 0x0a4c48494e434a89L; // bytes 89 'J' 'C' 'N' 'I' 'H' 'L' '\n'
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     /** Smallest table, in slots; tests lower it to make the table grow and compact often. */
     static int minCapacity = 1024;
     private static final int SLOT = 32;
@@ -68,6 +69,7 @@ final class StoreIndex implements Closeable {
     private static final int H_DEAD = 72;
     private static final int H_BITMAPS = 76;
     private static final int H_INTENT = 80; // flag (0 none, 1 v4, 2 v6), high, low
+    private static final int H_BOOT = 104; // the kernel's boot_id when the index was written
     private static final int H_LAST = 128; // LAST_CACHE x {flag (0 unknown, 1 absent, 2 v4, 3 v6), high, low}
     private static final int H_DESC = 512; // MAX_BITMAPS x {flag (v6), start high, start low, end high, end low, offset}
     private static final int DESC = 48;
@@ -107,6 +109,35 @@ final class StoreIndex implements Closeable {
         this.ch = ch;
     }
 
+    /**
+     * This boot's {@code /proc/sys/kernel/random/boot_id}, read once per JVM (a JVM does not outlive a boot).
+     *
+     * <p>Why: within one boot every process sees the same page cache, so index writes need no {@code fsync} to be
+     * seen by the next process, even after a SIGKILL. Only a power loss or kernel crash can lose or reorder them, and
+     * that is a new boot: an index written in another boot is rebuilt. If the boot id cannot be read, every ordering
+     * point is synced instead ({@link #SYNC_ORDER}).
+     */
+    private static final class Boot {
+        static final long[] ID = read();
+
+        private static long[] read() {
+            try {
+                String s = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip();
+                java.util.UUID u = java.util.UUID.fromString(s);
+                return new long[] {u.getMostSignificantBits(), u.getLeastSignificantBits()};
+            } catch (IOException | IllegalArgumentException e) {
+                return null;
+            }
+        }
+    }
+
+    /** Whether index writes must be synced in order, because the boot id is unknown. */
+    private static final boolean SYNC_ORDER = Boot.ID == null;
+
+    private static boolean sameBoot(ByteBuffer h) {
+        return Boot.ID != null && h.getLong(H_BOOT) == Boot.ID[0] && h.getLong(H_BOOT + 8) == Boot.ID[1];
+    }
+
     static StoreIndex open(Path file) throws IOException {
         return new StoreIndex(FileChannel.open(file, CREATE, READ, WRITE));
     }
@@ -120,7 +151,8 @@ final class StoreIndex implements Closeable {
         readFully(h, 0);
         header = h;
         bitmaps.clear();
-        if (h.getLong(H_MAGIC) != MAGIC || h.getInt(H_VERSION) != VERSION || h.getInt(H_STATE) != 0) {
+        if (h.getLong(H_MAGIC) != MAGIC || h.getInt(H_VERSION) != VERSION || h.getInt(H_STATE) != 0
+                || (!SYNC_ORDER && !sameBoot(h))) {
             dropCache();
             return false;
         }
@@ -167,13 +199,16 @@ final class StoreIndex implements Closeable {
     // ---- intent: the address whose file is being created ----
 
     /**
-     * Records, durably and before the file exists, that {@code ip}'s reservation file is about to be created. If the
-     * process dies between create and write, the next operation finds the intent and removes the torn file.
+     * Records, before the file exists, that {@code ip}'s reservation file is about to be created. If the process dies
+     * between create and write, the next operation finds the intent and removes the torn file. (After a power loss
+     * the index is rebuilt anyway; an empty file then stays taken until GC.)
      */
     void writeIntent(IpAddress ip) throws IOException {
         header.putLong(H_INTENT, ip.v6() ? 2 : 1).putLong(H_INTENT + 8, ip.high()).putLong(H_INTENT + 16, ip.low());
         writeFully(header.slice(H_INTENT, 24), H_INTENT);
-        ch.force(false);
+        if (SYNC_ORDER) {
+            ch.force(false);
+        }
         changed = true;
     }
 
@@ -426,9 +461,9 @@ final class StoreIndex implements Closeable {
     }
 
     /**
-     * Writes the changed pages, syncs them, then writes the header carrying {@code signature} (the directory as this
-     * operation leaves it). The header is not synced: if it is lost, the old signature mismatches and the next
-     * operation rebuilds.
+     * Writes the changed pages, then the header carrying {@code signature} (the directory as this operation leaves
+     * it). Nothing is synced: within a boot the page cache is what every process reads, and after a reboot the index
+     * is rebuilt (see {@link Boot}).
      */
     void commit(DirSignature signature) throws IOException {
         if (tableReset) {
@@ -440,7 +475,9 @@ final class StoreIndex implements Closeable {
             writeFully(pages.get(p).duplicate().clear(), p * PAGE);
         }
         dirty.clear();
-        ch.force(false);
+        if (SYNC_ORDER) {
+            ch.force(false);
+        }
         long generation = header.getLong(H_GENERATION) + 1;
         putSignature(header, signature);
         header.putLong(H_GENERATION, generation)
@@ -474,8 +511,13 @@ final class StoreIndex implements Closeable {
         // Mark the old content as being rewritten before touching anything else.
         ByteBuffer h = newPage();
         h.putLong(H_MAGIC, MAGIC).putInt(H_VERSION, VERSION).putInt(H_STATE, 1);
+        if (Boot.ID != null) {
+            h.putLong(H_BOOT, Boot.ID[0]).putLong(H_BOOT + 8, Boot.ID[1]);
+        }
         writeFully(h.duplicate().clear(), 0);
-        ch.force(false);
+        if (SYNC_ORDER) {
+            ch.force(false);
+        }
         ch.truncate(PAGE);
         dropCache();
         header = h;

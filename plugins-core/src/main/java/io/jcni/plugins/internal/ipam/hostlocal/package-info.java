@@ -26,7 +26,8 @@
  *
  * <h2>The index</h2>
  * One file, read page by page: a header (a {@link io.jcni.plugins.internal.ipam.hostlocal.DirSignature} of the
- * network directory as the index last left it, the cached {@code last_reserved_ip.0..15}, an intent slot), one bitmap
+ * network directory as the index last left it, the boot id, the cached {@code last_reserved_ip.0..15}, an intent
+ * slot), one bitmap
  * per range of at most 2<sup>24</sup> addresses (bit set = the address's file exists), and an open-addressing hash
  * table from hash(containerID, ifname) to addresses. So:
  * <ul>
@@ -40,16 +41,19 @@
  * Each operation compares the directory's signature (mtime in ns, size, inode, birth time) with the recorded one;
  * when it differs, someone else (Go's host-local, an admin, a crashed process) created or removed files, and the
  * index is rebuilt from a scan of the directory (Go's cost, once). The same happens for an index file that is
- * missing, damaged, of another version, or lacking a bitmap for a range of the current config.
+ * missing, damaged, of another version or boot, or lacking a bitmap for a range of the current config.
  *
- * <h2>Crash safety</h2>
- * Before creating a reservation file, the address is recorded as the header's intent (synced). A process killed
- * with SIGKILL at any point leaves either nothing, a complete file, or an empty file named in the intent; in every
- * case the directory changed after the last recorded signature, so the next operation (under the lock) removes an
- * empty intended file and rebuilds, and a later DEL of that container releases whatever it got. Index pages are
- * written, synced, and only then the header with the new signature; a lost header write means a stale signature and
- * a rebuild. {@code StoreProcessTest} kills real processes at each point.
- *
+ * <h2>Crash safety and durability</h2>
+ * A reservation is durable when its ADD returns: the file is synced, then the directory. Before creating the file,
+ * the address is recorded as the header's intent. A process killed with SIGKILL at any point leaves either nothing,
+ * a complete file, or an empty file named in the intent; in every case the directory changed after the last recorded
+ * signature, so the next operation (under the lock) removes an empty intended file and rebuilds, and a later DEL of
+ * that container releases whatever it got. Index pages are written before the header with the new signature, so a
+ * process killed between them leaves a stale signature, hence a rebuild. The index itself is never synced: within one
+ * boot every process reads the same page cache, and the header records the kernel's boot id, so after a power loss
+ * (a new boot, when unsynced writes may be lost in any order) the first operation rebuilds. An empty reservation file
+ * left by a power loss stays taken until GC. {@code StoreProcessTest} kills real processes at each point.
+
  * <h2>Differences from Go host-local 1.1.1</h2>
  * <ul>
  *   <li>A repeated ADD of one attachment returns what it holds ({@link

@@ -312,6 +312,25 @@ class HostLocalStoreTest {
     }
 
     @Test
+    void anIndexWrittenInAnotherBootIsRebuiltBecauseItsWritesWereNeverSynced() throws Exception {
+        List<RangeSet> sets = List.of(set("10.1.0.0/24"));
+        add("a", sets);
+        add("b", sets);
+        long scans = store.scans();
+        store.find(who("a"));
+        assertThat(store.scans()).isEqualTo(scans);
+        // The header's boot id (offset 104) as a previous boot would have left it.
+        try (var ch = java.nio.channels.FileChannel.open(dataDir.resolve(".jcni/net1.index"),
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[16]), 104);
+        }
+        assertThat(store.find(who("a"))).extracting(r -> r.address().toString()).containsExactly("10.1.0.2");
+        assertThat(store.scans()).isEqualTo(scans + 1);
+        store.find(who("b"));
+        assertThat(store.scans()).isEqualTo(scans + 1);
+    }
+
+    @Test
     void theNetworkDirectoryHoldsOnlyWhatGoWritesAndTheIndexLivesBesideIt() throws Exception {
         List<RangeSet> sets = List.of(set("10.1.0.0/24"), set("fd00::/64"));
         for (int i = 0; i < 50; i++) {

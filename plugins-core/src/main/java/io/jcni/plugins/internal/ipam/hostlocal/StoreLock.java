@@ -6,16 +6,16 @@ import java.nio.file.Path;
 /**
  * The exclusive lock a store holds for the whole of each operation, on {@code <dataDir>/<network>/lock}.
  *
- * <p><b>Sharp edge, until integration:</b> Go's host-local locks that file with {@code flock(2)}. Java's {@code
- * FileChannel.lock} takes a POSIX record lock ({@code fcntl}), and on Linux the two kinds never exclude each other.
- * {@link #standard()} is therefore correct among jcni processes and threads but does <em>not</em> exclude a Go
- * host-local running at the same moment. The flock-backed lock of {@code io.jcni.netlink} replaces it by changing the
- * one line in {@link #standard()}; nothing else in the store knows which lock it holds.
+ * <p>Go's host-local locks that file with {@code flock(2)}, so {@link #standard()} does too (through netlink-ffm, the
+ * only module allowed native calls). Java's {@code FileChannel.lock} would not do: it takes a POSIX record lock
+ * ({@code fcntl}), and on Linux the two kinds never exclude each other. Nothing else in the store knows which lock it
+ * holds.
  */
 @FunctionalInterface
 public interface StoreLock {
 
-    /** Blocks until the lock on {@code lockFile} (created if missing) is held; closing the result releases it. */
+    /** Blocks until the lock on {@code lockFile} (created if missing) is held; closing the result releases it.
+     *  @throws java.nio.file.NoSuchFileException if the directory of {@code lockFile} does not exist */
     Held acquire(Path lockFile) throws IOException;
 
     /** A held lock. */
@@ -26,6 +26,6 @@ public interface StoreLock {
 
     /** The lock stores use unless told otherwise. */
     static StoreLock standard() {
-        return FcntlStoreLock.INSTANCE; // integration: the flock(2) lock from io.jcni.netlink goes here
+        return FlockStoreLock.INSTANCE;
     }
 }

@@ -9,7 +9,7 @@
  * <h2>On disk</h2>
  * <pre>
  * &lt;dataDir&gt;/&lt;network&gt;/                 Go's directory, Go's format, the source of truth
- *     lock                             the lock file (flock(2) in Go; see StoreLock for the interim)
+ *     lock                             the lock file, flock(2)-locked by Go and by us (StoreLock)
  *     10.1.0.2                         one file per reserved address, named by Go's net.IP.String()
  *                                      (IPv6: RFC 5952, e.g. fd00::2), holding "&lt;containerID&gt;\r\n&lt;ifname&gt;";
  *                                      a legacy file (host-local &lt; 0.7) holds only the container ID and

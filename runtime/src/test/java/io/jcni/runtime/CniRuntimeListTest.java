@@ -29,11 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
  * List semantics of {@link CniRuntime} (spec section 3, 1.1.0 for GC/STATUS) with scripted plugins: what each plugin
  * gets on stdin and in its environment, in which order, and what is cached.
  */
-class CniRuntimeListTest {
-    static final String R1 = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
+public class CniRuntimeListTest {
+    public static final String R1 = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
             + "\"/var/run/netns/test\"}],\"ips\":[{\"address\":\"10.1.0.2/24\",\"gateway\":\"10.1.0.1\","
             + "\"interface\":0}]}";
-    static final String R2 = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
+    public static final String R2 = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
             + "\"/var/run/netns/test\"}],\"ips\":[{\"address\":\"10.1.0.2/24\",\"gateway\":\"10.1.0.1\","
             + "\"interface\":0}],\"dns\":{\"nameservers\":[\"10.1.0.53\"]}}";
 

@@ -107,7 +107,7 @@ public final class RuntimeImpl implements CniRuntime {
     private CniResult add(Net net, RuntimeConf rt) throws CniRuntimeException {
         requireAttachment(net.name(), rt);
         requireRunnable(net);
-        try (AttachmentLocks.Held held = lock(rt)) {
+        try (AttachmentLocks.Held _ = lock(rt)) {
             CniResult result = null;
             for (PluginConfig plugin : net.plugins()) {
                 try {
@@ -179,7 +179,7 @@ public final class RuntimeImpl implements CniRuntime {
         }
         requireAttachment(net.name(), rt);
         requireRunnable(net);
-        try (AttachmentLocks.Held held = lock(rt)) {
+        try (AttachmentLocks.Held _ = lock(rt)) {
             CniResult cached = cachedForOperation(net, rt);
             for (PluginConfig plugin : net.plugins()) {
                 String prefix = "plugin " + describe(plugin) + " failed (check): ";
@@ -197,7 +197,7 @@ public final class RuntimeImpl implements CniRuntime {
     private void del(Net net, RuntimeConf rt) throws CniRuntimeException {
         requireAttachment(net.name(), rt);
         requireRunnable(net);
-        try (AttachmentLocks.Held held = lock(rt)) {
+        try (AttachmentLocks.Held _ = lock(rt)) {
             delLocked(net, rt);
         }
     }

@@ -14,6 +14,7 @@ import io.jcni.runtime.internal.exec.PluginInvoker;
 import io.jcni.runtime.internal.exec.PluginLocator;
 import io.jcni.runtime.internal.exec.PluginOutput;
 import io.jcni.runtime.internal.exec.ProcessRunner;
+import io.jcni.runtime.internal.exec.WarmSpawner;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
@@ -52,7 +53,8 @@ public final class RuntimeImpl implements CniRuntime {
 
     public RuntimeImpl(Options options) {
         this.options = options;
-        this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, options.stderr());
+        this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, options.stderr(),
+                WarmSpawner.create(options.environment(), options.launchHelpers()));
         this.cache = new ResultCache(options.cacheDir());
         this.locks = new AttachmentLocks(options.cacheDir());
         this.cniPath = PluginLocator.joinPath(options.cniPath());

@@ -55,7 +55,7 @@ final class AtomicFiles {
                 while (buffer.hasRemaining()) {
                     out.write(buffer);
                 }
-                out.force(true);
+                out.force(false); // fdatasync: the data and the size, all a reader of the renamed file needs
             }
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {

@@ -1,5 +1,7 @@
 package io.jcni.runtime;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -18,5 +20,23 @@ public record CachedAttachment(String network, RuntimeConf runtimeConf, byte[] c
     @Override
     public byte[] config() {
         return config.clone();
+    }
+
+    /** Equal when the bytes are equal (not the same array) and the other fields are. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof CachedAttachment that && network.equals(that.network)
+                && runtimeConf.equals(that.runtimeConf) && Arrays.equals(config, that.config);
+    }
+
+    @Override
+    public int hashCode() {
+        return (31 * network.hashCode() + runtimeConf.hashCode()) * 31 + Arrays.hashCode(config);
+    }
+
+    @Override
+    public String toString() {
+        return "CachedAttachment[network=" + network + ", runtimeConf=" + runtimeConf + ", config="
+                + new String(config, StandardCharsets.UTF_8) + "]";
     }
 }

@@ -1,5 +1,7 @@
 package io.jcni.runtime;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -20,5 +22,23 @@ public record CachedConfig(byte[] config, RuntimeConf runtimeConf) {
     @Override
     public byte[] config() {
         return config.clone();
+    }
+
+    /** Equal when the bytes are equal (not the same array) and the runtime configurations are. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof CachedConfig that && Arrays.equals(config, that.config)
+                && runtimeConf.equals(that.runtimeConf);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(config) + runtimeConf.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "CachedConfig[config=" + new String(config, StandardCharsets.UTF_8) + ", runtimeConf=" + runtimeConf
+                + "]";
     }
 }

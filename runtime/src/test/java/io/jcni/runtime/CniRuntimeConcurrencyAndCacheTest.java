@@ -160,5 +160,9 @@ class CniRuntimeConcurrencyAndCacheTest {
             assertThat(a.runtimeConf()).isEqualTo(rt);
         });
         assertThat(runtime.cachedAttachments("other")).isEmpty();
+        // Value semantics despite the byte arrays inside.
+        assertThat(config).isEqualTo(new CachedConfig(list.bytes(), new RuntimeConf("ctr", "", "eth0",
+                io.jcni.spec.CniArgs.parse("A=1"), io.jcni.spec.JsonObject.EMPTY)));
+        assertThat(runtime.cachedAttachments("ctr")).containsExactly(new CachedAttachment("net1", rt, list.bytes()));
     }
 }

@@ -39,6 +39,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * wait, decode; the counterpart of {@code bench-exec --command VERSION --level invoke} (libcni's GetVersionInfo);</li>
  * <li>{@link #versionInfoWithLaunchHelper}: the same with one pre-started launch helper
  * ({@code Options.withLaunchHelpers(1)}), which takes the JDK's extra helper exec off the critical path;</li>
+ * <li>{@link #versionInfoSpaced} and {@link #versionInfoWithLaunchHelperSpaced}: the same two with 3 ms of idle
+ * time before each call (not measured), as a runtime between pod starts has; back to back, a helper's own start in
+ * the background competes with the measured exec for the CPU;</li>
  * <li>{@link #addNetworkList}: a one-plugin list ADD = config derivation, attachment lock, exec, result decode, durable
  * cache write; the counterpart of {@code bench-exec --command ADD --level libcni};</li>
  * <li>{@link #processBuilderOnly}: the JDK's {@link ProcessBuilder} alone with the same environment, stdin and pipes,
@@ -109,6 +112,25 @@ public class RuntimeExecBenchmark {
 
     @Benchmark
     public VersionInfo versionInfoWithLaunchHelper() throws CniRuntimeException {
+        return warmRuntime.versionInfo(PLUGIN);
+    }
+
+    /** Idle time before each invocation of the spaced benchmarks (JMH does not count setup time). */
+    @State(Scope.Thread)
+    public static class Gap {
+        @Setup(org.openjdk.jmh.annotations.Level.Invocation)
+        public void idle() throws InterruptedException {
+            Thread.sleep(3);
+        }
+    }
+
+    @Benchmark
+    public VersionInfo versionInfoSpaced(Gap gap) throws CniRuntimeException {
+        return runtime.versionInfo(PLUGIN);
+    }
+
+    @Benchmark
+    public VersionInfo versionInfoWithLaunchHelperSpaced(Gap gap) throws CniRuntimeException {
         return warmRuntime.versionInfo(PLUGIN);
     }
 

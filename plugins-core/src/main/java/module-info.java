@@ -2,4 +2,7 @@
 module io.jcni.plugins {
     requires transitive io.jcni.runtime;
     requires io.jcni.netlink;
+
+    /** The plugin skeleton, for jcni's plugins and anyone writing a plugin in Java. */
+    exports io.jcni.plugins.sdk;
 }

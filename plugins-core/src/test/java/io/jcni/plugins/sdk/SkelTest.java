@@ -248,6 +248,16 @@ class SkelTest {
         assertThat(plugin.calls).isEmpty();
     }
 
+    @Test
+    void theHandWrittenVersionAnswerIsWhatTheCodecPrints() {
+        for (List<CniVersion> versions : List.of(CniVersion.SUPPORTED, List.of(CniVersion.V0_1_0),
+                List.of(CniVersion.V1_0_0, CniVersion.V0_4_0))) {
+            Skel some = Skel.of("x", plugin, versions);
+            assertThat(new String(some.versionAnswer(), StandardCharsets.UTF_8))
+                    .isEqualTo(new String(CniJson.encode(some.versionInfo()), StandardCharsets.UTF_8));
+        }
+    }
+
     // ------------------------------------------------------------------ results and errors
 
     @Test

@@ -19,7 +19,12 @@ public final class Launcher {
 
     public static void main(String[] args) throws Exception {
         if (args.length >= 2 && args[0].equals(AotTraining.FLAG)) {
-            System.exit(AotTraining.run(args));
+            // Success returns normally, like a plugin (see Skel.main): System.exit would put the classes of
+            // Runtime.exit's logging into the cache, and every cached class is loaded at every start.
+            int status = AotTraining.run(args);
+            if (status != 0) {
+                Runtime.getRuntime().halt(status);
+            }
             return;
         }
         String type = args.length == 1 ? args[0] : "";
@@ -38,6 +43,6 @@ public final class Launcher {
         try (FileOutputStream out = new FileOutputStream(FileDescriptor.out)) {
             out.write(CniJson.encode(error));
         }
-        System.exit(1);
+        Runtime.getRuntime().halt(1);
     }
 }

@@ -1,4 +1,13 @@
-/** The library container runtimes link (Java's libcni) and the jcni CLI. */
+/**
+ * The library container runtimes link (Java's libcni) and the jcni CLI.
+ *
+ * <p>Exports only {@code io.jcni.runtime}: the runtime API ({@code CniRuntime}), configuration loading, and the
+ * contract with the plugin SDK ({@code InProcessPlugin}, {@code InProcessPlugins}, {@code JcniLaunchers},
+ * {@code Delegation}). The CLI's main class, {@code io.jcni.runtime.internal.cli.JcniCli}, lives in an internal
+ * package; {@code java -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli} runs it.
+ */
 module io.jcni.runtime {
     requires transitive io.jcni.spec;
+
+    exports io.jcni.runtime;
 }

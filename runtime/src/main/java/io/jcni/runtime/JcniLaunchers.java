@@ -1,0 +1,117 @@
+package io.jcni.runtime;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Recognizes jcni's own plugin launchers: every launcher script plugins-core writes into {@code dist/cni/bin/<type>}
+ * carries, within its first {@value #MARKER_WINDOW} bytes, the line {@link #markerLine(String)}:
+ * <pre>    # jcni-launcher: plugin=&lt;type&gt; version=&lt;jcni version&gt;</pre>
+ * A launcher of another jcni version is not recognized: its classes may differ from the ones in this JVM.
+ */
+public final class JcniLaunchers {
+    /** How many bytes at the start of a file are searched for the marker. */
+    public static final int MARKER_WINDOW = 512;
+
+    private static final String PREFIX = "# jcni-launcher: ";
+    private static final String VERSION = readVersion();
+
+    private JcniLaunchers() {
+    }
+
+    /**
+     * The plugin type of the jcni launcher at this path (after resolving symlinks), or empty if it is not one: missing
+     * or unreadable file, not a regular file, no marker line in the first {@value #MARKER_WINDOW} bytes, or a
+     * different jcni version.
+     */
+    public static Optional<String> pluginType(Path executable) {
+        byte[] head;
+        try {
+            Path real = executable.toRealPath();
+            if (!Files.isRegularFile(real)) {
+                return Optional.empty();
+            }
+            try (InputStream in = Files.newInputStream(real)) {
+                head = in.readNBytes(MARKER_WINDOW);
+            }
+        } catch (IOException | SecurityException e) {
+            return Optional.empty();
+        }
+        String text = new String(head, StandardCharsets.ISO_8859_1);
+        int start = 0;
+        while (start < text.length()) {
+            int end = text.indexOf('\n', start);
+            boolean complete = end >= 0;
+            if (!complete) {
+                end = text.length();
+            }
+            String line = text.substring(start, end);
+            if (line.endsWith("\r")) {
+                line = line.substring(0, line.length() - 1);
+            }
+            // A line cut off by the window is not trusted: its version could continue past it.
+            if (complete || head.length < MARKER_WINDOW) {
+                Optional<String> type = parse(line);
+                if (type.isPresent()) {
+                    return type;
+                }
+            }
+            start = end + 1;
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> parse(String line) {
+        if (!line.startsWith(PREFIX)) {
+            return Optional.empty();
+        }
+        String[] fields = line.substring(PREFIX.length()).trim().split(" +");
+        if (fields.length != 2 || !fields[0].startsWith("plugin=") || !fields[1].startsWith("version=")) {
+            return Optional.empty();
+        }
+        String type = fields[0].substring("plugin=".length());
+        String version = fields[1].substring("version=".length());
+        if (!version.equals(VERSION) || !isPluginType(type)) {
+            return Optional.empty();
+        }
+        return Optional.of(type);
+    }
+
+    private static boolean isPluginType(String type) {
+        return !type.isEmpty() && !type.equals(".") && !type.equals("..") && type.indexOf('/') < 0
+                && type.indexOf('\\') < 0;
+    }
+
+    /** The exact line plugins-core writes into each launcher (without a line terminator). */
+    public static String markerLine(String type) {
+        if (!isPluginType(type) || type.indexOf(' ') >= 0 || type.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("not a plugin type: \"" + type + "\"");
+        }
+        return PREFIX + "plugin=" + type + " version=" + VERSION;
+    }
+
+    /** This jcni's version (the Maven project version, from a resource filtered at build time). */
+    public static String version() {
+        return VERSION;
+    }
+
+    private static String readVersion() {
+        try (InputStream in = JcniLaunchers.class.getResourceAsStream("internal/jcni-version.txt")) {
+            if (in == null) {
+                throw new IllegalStateException("io/jcni/runtime/internal/jcni-version.txt is missing from the "
+                        + "runtime module: the build did not package it");
+            }
+            String version = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (version.isEmpty() || version.startsWith("$")) {
+                throw new IllegalStateException("jcni-version.txt was not filtered by the build: \"" + version + "\"");
+            }
+            return version;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read jcni-version.txt", e);
+        }
+    }
+}

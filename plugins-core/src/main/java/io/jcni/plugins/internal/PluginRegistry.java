@@ -2,12 +2,18 @@ package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.sdk.Skel;
+import io.jcni.runtime.InProcessPlugin;
+import io.jcni.runtime.InProcessPlugins;
 import io.jcni.spec.CniVersion;
+import java.io.OutputStream;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every jcni plugin by type. A string switch rather than a map of factories: a launcher builds only the plugin it
- * runs, and no lambda or reflection runs at start-up.
+ * runs, and no lambda or reflection runs at start-up. Every skeleton gets all jcni plugins as in-process delegates,
+ * so a jcni plugin delegating to a jcni IPAM plugin in CNI_PATH runs it in the same JVM.
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
@@ -18,11 +24,51 @@ public final class PluginRegistry {
 
     /** The skeleton running plugin {@code type}, or null if jcni has no such plugin. */
     public static Skel skel(String type) {
+        Skel skel;
         switch (type) {
             case "static":
-                return Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
+                skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
+                break;
             default:
                 return null;
+        }
+        return skel.withDelegates(inProcess());
+    }
+
+    /** All jcni plugins, in-process. */
+    public static InProcessPlugins inProcess() {
+        return All.PLUGINS;
+    }
+
+    /** Built on first use only (lazy holder): a plugin that never delegates never builds it. */
+    private static final class All {
+        static final InProcessPlugins PLUGINS = build();
+
+        private static InProcessPlugins build() {
+            Map<String, InProcessPlugin> byType = new LinkedHashMap<>();
+            for (String type : TYPES) {
+                byType.put(type, new ByType(type));
+            }
+            return InProcessPlugins.of(byType);
+        }
+    }
+
+    /** Resolves its skeleton per call, so that building the registry constructs no plugin. */
+    private static final class ByType implements InProcessPlugin {
+        private final String type;
+
+        ByType(String type) {
+            this.type = type;
+        }
+
+        @Override
+        public int run(Map<String, String> env, byte[] stdin, OutputStream stdout, OutputStream stderr) {
+            return skel(type).run(env, stdin, stdout, stderr);
+        }
+
+        @Override
+        public String toString() {
+            return "jcni plugin " + type + " (in-process)";
         }
     }
 }

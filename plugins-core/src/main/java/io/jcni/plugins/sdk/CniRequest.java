@@ -1,9 +1,12 @@
 package io.jcni.plugins.sdk;
 
+import io.jcni.runtime.Delegation;
 import io.jcni.spec.CniArgs;
+import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniVersion;
 import io.jcni.spec.PluginConfig;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +37,13 @@ public final class CniRequest {
     private final byte[] stdin;
     private final PluginConfig config;
     private final PluginLog log;
+    private final OutputStream stderr;
     private CniArgs args;
+    private Rollback rollback;
+    private Delegation delegation;
 
     CniRequest(Skel skel, Command command, Map<String, String> env, String containerId, String netns, String ifName,
-            String argsText, String pathText, byte[] stdin, PluginConfig config, PluginLog log) {
+            String argsText, String pathText, byte[] stdin, PluginConfig config, PluginLog log, OutputStream stderr) {
         this.skel = skel;
         this.command = command;
         this.env = env;
@@ -49,6 +55,7 @@ public final class CniRequest {
         this.stdin = stdin;
         this.config = config;
         this.log = log;
+        this.stderr = stderr;
     }
 
     public Command command() {
@@ -130,12 +137,56 @@ public final class CniRequest {
         return log;
     }
 
-    /** A new {@link Rollback} for this ADD, logging to this plugin's stderr. */
+    /**
+     * This call's {@link Rollback}: register the undo of each side effect the moment it is made. The skel commits it
+     * when the command succeeds and runs it when the command fails, wherever the failure happens.
+     */
     public Rollback rollback() {
-        return new Rollback(log);
+        if (rollback == null) {
+            rollback = new Rollback(log);
+        }
+        return rollback;
+    }
+
+    /**
+     * Delegation to other plugins (IPAM) with this call's environment: through CNI_PATH, in this JVM when the
+     * executable found is a jcni launcher of a type the skel was given ({@link Skel#withDelegates}), exec'd
+     * otherwise. Delegates log to this plugin's stderr.
+     */
+    public Delegation delegation() {
+        if (delegation == null) {
+            delegation = Delegation.create(env, skel.delegates(), stderr);
+        }
+        return delegation;
+    }
+
+    /** The IPAM plugin of this configuration ({@code ipam.type}), called with this call's stdin. */
+    public Ipam ipam() throws CniException {
+        String type = config.ipamType();
+        if (type.isEmpty()) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "ipam.type: missing plugin type",
+                    "the configuration has no IPAM plugin");
+        }
+        return new Ipam(type, this);
+    }
+
+    void commitRollback() {
+        if (rollback != null) {
+            rollback.commit();
+        }
+    }
+
+    void closeRollback() {
+        if (rollback != null) {
+            rollback.close();
+        }
     }
 
     Skel skel() {
         return skel;
+    }
+
+    byte[] stdinBytes() {
+        return stdin;
     }
 }

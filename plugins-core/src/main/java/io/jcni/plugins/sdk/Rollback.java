@@ -4,22 +4,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Undo registered at the moment of each side effect: when an ADD fails part-way, closing the rollback undoes, newest
- * first, everything registered so far; a committed rollback undoes nothing.
+ * Undo registered at the moment of each side effect: when a command fails part-way, closing the rollback undoes,
+ * newest first, everything registered so far; a committed rollback undoes nothing.
  *
+ * <p>Each call has one, {@link CniRequest#rollback()}, which the skel commits when the command succeeded and closes
+ * otherwise, so a handler only registers steps:
  * <pre>{@code
- * try (Rollback rollback = request.rollback()) {
- *     Result ipam = request.ipam().add(rollback);      // registers the IPAM DEL
- *     createVeth(...);
- *     rollback.onFailure("delete veth " + hostName, new DeleteLink(hostName));
- *     ...
- *     rollback.commit();
- *     return result;
- * }
+ * CniResult ipam = request.ipam().add();               // registers the IPAM DEL itself
+ * Link veth = createVeth(...);
+ * request.rollback().onFailure("delete veth " + name, new DeleteLink(name));
+ * ...
+ * return result;                                       // committed by the skel after printing succeeds
  * }</pre>
  *
  * <p>{@link #close} never throws: an undo that fails is logged (with its description) and the others still run, so
- * the error that caused the rollback is the one the runtime sees. Not thread-safe: one rollback belongs to one ADD.
+ * the error that caused the rollback is the one the runtime sees. Not thread-safe: a rollback belongs to one call.
  */
 public final class Rollback implements AutoCloseable {
 

@@ -1,6 +1,8 @@
 package io.jcni.plugins.sdk;
 
 import io.jcni.plugins.internal.sdk.NetnsIdentity;
+import io.jcni.runtime.InProcessPlugin;
+import io.jcni.runtime.InProcessPlugins;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
@@ -54,7 +56,7 @@ import java.util.Objects;
  * <p>The exec path is kept cheap: no reflection, no lambdas, no indy string concatenation (the module is compiled with
  * {@code -XDstringConcat=inline}); a test scans the bytecode.
  */
-public final class Skel {
+public final class Skel implements InProcessPlugin {
     /** Set to {@code 1} or {@code true} to let ADD/DEL run on the plugin's own network namespace. */
     public static final String NETNS_OVERRIDE = "CNI_NETNS_OVERRIDE";
 
@@ -63,11 +65,13 @@ public final class Skel {
     private final String type;
     private final CniPlugin plugin;
     private final List<CniVersion> versions;
+    private final InProcessPlugins delegates;
 
-    private Skel(String type, CniPlugin plugin, List<CniVersion> versions) {
+    private Skel(String type, CniPlugin plugin, List<CniVersion> versions, InProcessPlugins delegates) {
         this.type = type;
         this.plugin = plugin;
         this.versions = versions;
+        this.delegates = delegates;
     }
 
     /**
@@ -81,7 +85,19 @@ public final class Skel {
         if (versions.isEmpty()) {
             throw new IllegalArgumentException("a plugin supports at least one version");
         }
-        return new Skel(type, plugin, versions);
+        return new Skel(type, plugin, versions, InProcessPlugins.none());
+    }
+
+    /**
+     * This skeleton with delegates that may run in-process: when a delegate's executable in CNI_PATH is a jcni
+     * launcher of one of these types, {@link CniRequest#delegation()} runs it in this JVM instead of exec'ing it.
+     */
+    public Skel withDelegates(InProcessPlugins inProcess) {
+        return new Skel(type, plugin, versions, Objects.requireNonNull(inProcess, "inProcess"));
+    }
+
+    InProcessPlugins delegates() {
+        return delegates;
     }
 
     public String type() {
@@ -125,7 +141,8 @@ public final class Skel {
     }
 
     /**
-     * Runs one call in this JVM, as an exec would (the contract of the runtime's {@code InProcessPlugin}).
+     * Runs one call in this JVM, as an exec would: the {@link InProcessPlugin} contract. Thread-safe as long as the
+     * plugin's handlers are (jcni's keep no state between calls).
      *
      * @param env    the complete environment the plugin would see
      * @param stdin  the bytes the plugin would read on stdin
@@ -133,6 +150,7 @@ public final class Skel {
      * @param stderr receives log lines
      * @return the exit status an exec would have: 0 or 1
      */
+    @Override
     public int run(Map<String, String> env, byte[] stdin, OutputStream stdout, OutputStream stderr) {
         return run(env, new ByteArrayInputStream(stdin), stdout, stderr, true);
     }
@@ -166,7 +184,7 @@ public final class Skel {
                     errorVersion = config.cniVersion();
                 }
                 config.requireName();
-                CniRequest request = request(command, env, input, config, log);
+                CniRequest request = request(command, env, input, config, log, stderr);
                 checkVersion(command, config.cniVersion());
                 if (command == Command.ADD || command == Command.DEL) {
                     refuseOwnNetns(env, request.netns());
@@ -207,7 +225,22 @@ public final class Skel {
         return json.append("]}\n").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
+    /**
+     * Runs the handler. The request's {@link Rollback} is committed only when the whole command succeeded (for ADD:
+     * including the conversion of its result), and run otherwise: an ADD that fails anywhere, even in the skel after
+     * the handler returned, leaves nothing behind.
+     */
     private byte[] call(Command command, CniRequest request) throws CniException {
+        try {
+            byte[] answer = dispatch(command, request);
+            request.commitRollback();
+            return answer;
+        } finally {
+            request.closeRollback();
+        }
+    }
+
+    private byte[] dispatch(Command command, CniRequest request) throws CniException {
         switch (command) {
             case ADD: {
                 CniResult result = plugin.add(request);
@@ -234,7 +267,7 @@ public final class Skel {
     }
 
     private CniRequest request(Command command, Map<String, String> env, byte[] input, PluginConfig config,
-            PluginLog log) throws CniException {
+            PluginLog log, OutputStream stderr) throws CniException {
         String containerId = "";
         String ifName = "";
         String netns = "";
@@ -244,7 +277,7 @@ public final class Skel {
             netns = value(env, "CNI_NETNS");
         }
         return new CniRequest(this, command, env, containerId, netns, ifName, value(env, "CNI_ARGS"),
-                value(env, "CNI_PATH"), input, config, log);
+                value(env, "CNI_PATH"), input, config, log, stderr);
     }
 
     /** The required-variable table of libcni's skel, extended to GC and STATUS as spec 1.1.0 defines them. */

@@ -6,6 +6,7 @@ import io.jcni.it.support.Locations;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
 import io.jcni.it.support.Processes;
+import io.jcni.runtime.JcniLaunchers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -81,14 +82,24 @@ class LauncherTest {
     }
 
     @Test
-    void eachLauncherCarriesItsMarkerLineInTheFirst512Bytes() throws IOException {
+    void eachLauncherCarriesTheRuntimesMarkerLineSoDelegationRecognizesIt() throws IOException {
         for (Path launcher : launchers()) {
-            byte[] head = Files.readAllBytes(launcher);
-            String first = new String(head, 0, Math.min(512, head.length), StandardCharsets.UTF_8);
             String type = launcher.getFileName().toString();
-            assertThat(first.lines()).anyMatch(line -> line.matches(
-                    "# jcni-launcher: plugin=" + java.util.regex.Pattern.quote(type) + " version=\\S+"));
+            byte[] head = Files.readAllBytes(launcher);
+            String window = new String(head, 0, Math.min(JcniLaunchers.MARKER_WINDOW, head.length),
+                    StandardCharsets.UTF_8);
+            assertThat(window.lines()).contains(JcniLaunchers.markerLine(type));
+            assertThat(JcniLaunchers.pluginType(launcher)).contains(type);
         }
+    }
+
+    @Test
+    void aSymlinkOrACopyOfALauncherIsStillRecognized() throws IOException {
+        Path launcher = Locations.distPlugin("static");
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), launcher);
+        Path copy = Files.copy(launcher, tmp.resolve("copy"));
+        assertThat(JcniLaunchers.pluginType(link)).contains("static");
+        assertThat(JcniLaunchers.pluginType(copy)).contains("static");
     }
 
     @Test

@@ -2,5 +2,6 @@
 module io.jcni.benchmarks {
     requires io.jcni.plugins;
     requires io.jcni.spec;
+    requires io.jcni.netlink;
     requires jmh.core;
 }

@@ -1,4 +1,8 @@
-/** rtnetlink, network namespaces and sysctl over the Foreign Function &amp; Memory API. The only jcni module that
- *  touches java.lang.foreign, and only in its internal native package. */
+/**
+ * rtnetlink, network namespaces, sysctl and flock(2) over the Foreign Function &amp; Memory API. The only jcni module
+ * that touches {@code java.lang.foreign}, and only in {@code io.jcni.netlink.internal.ffm}. Needs
+ * {@code --enable-native-access=io.jcni.netlink}.
+ */
 module io.jcni.netlink {
+    exports io.jcni.netlink;
 }

@@ -1,0 +1,47 @@
+package io.jcni.netlink;
+
+import java.util.List;
+
+/**
+ * What happened to each request of a {@link Batch}, in the order they were queued.
+ *
+ * @param outcomes one per request
+ */
+public record BatchResult(List<Outcome> outcomes) {
+
+    /**
+     * One request's fate.
+     *
+     * @param index the request's position in the batch, from 0
+     * @param error null if the kernel applied it, else why not; its {@link NetlinkException#operation()} names the
+     *     request ({@code "RTM_NEWADDR 10.0.0.2/24 dev 3"})
+     */
+    public record Outcome(int index, NetlinkException error) {
+        public boolean succeeded() {
+            return error == null;
+        }
+    }
+
+    public BatchResult {
+        outcomes = List.copyOf(outcomes);
+    }
+
+    public boolean allSucceeded() {
+        return outcomes.stream().allMatch(Outcome::succeeded);
+    }
+
+    /** The errors of the requests that failed, in order. */
+    public List<NetlinkException> failures() {
+        return outcomes.stream().filter(o -> !o.succeeded()).map(Outcome::error).toList();
+    }
+
+    /** Throws the first failure (the others added as suppressed), if any. */
+    public void throwIfFailed() {
+        List<NetlinkException> failures = failures();
+        if (!failures.isEmpty()) {
+            NetlinkException first = failures.getFirst();
+            failures.stream().skip(1).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.jcni.netlink;
+
+import io.jcni.netlink.internal.ffm.Syscalls;
+import io.jcni.netlink.internal.wire.LibcH;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Exclusive {@code flock(2)} locks on files, interoperable with Go and shell tools that use {@code flock}: the Go
+ * host-local IPAM plugin locks {@code <dataDir>/<network>/lock} this way.
+ *
+ * <p>Why not {@link java.nio.channels.FileChannel#lock()}: it takes POSIX record locks ({@code fcntl}), which on Linux
+ * do not exclude {@code flock} locks, so a Java and a Go plugin would both "hold" the lock.
+ *
+ * <p>Semantics: the lock belongs to the open file description created here, so it also excludes other threads of this
+ * process (each lock opens the file anew) and is released by {@link ExclusiveLock#close()}, or by the kernel when the
+ * process dies. The file is created (mode 0644) if missing and never deleted.
+ */
+public final class FileLocks {
+    private FileLocks() {}
+
+    /** A held lock; {@link #close()} releases it. */
+    public static final class ExclusiveLock implements AutoCloseable {
+        private final Path path;
+        private final int fd;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private ExclusiveLock(Path path, int fd) {
+            this.path = path;
+            this.fd = fd;
+        }
+
+        public Path path() {
+            return path;
+        }
+
+        /** Releases the lock (closing the descriptor releases it). Idempotent. */
+        @Override
+        public void close() {
+            if (released.compareAndSet(false, true)) {
+                Syscalls.close(fd);
+            }
+        }
+    }
+
+    /**
+     * {@code flock -x PATH}: waits until the lock is free, then takes it. A platform thread blocks in the kernel
+     * (uninterruptibly); a virtual thread polls every few milliseconds instead, so it never pins its carrier for
+     * long.
+     */
+    public static ExclusiveLock exclusive(Path path) {
+        int fd = openLockFile(path);
+        try {
+            if (Thread.currentThread().isVirtual()) {
+                long sleepMillis = 1;
+                while (!Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, path.toString())) {
+                    sleep(sleepMillis);
+                    sleepMillis = Math.min(20, sleepMillis * 2);
+                }
+            } else {
+                Syscalls.flock(fd, LibcH.LOCK_EX, path.toString());
+            }
+            return new ExclusiveLock(path, fd);
+        } catch (RuntimeException | Error e) {
+            Syscalls.close(fd);
+            throw e;
+        }
+    }
+
+    /** {@code flock -n -x PATH}: takes the lock if it is free, else returns empty at once. */
+    public static Optional<ExclusiveLock> tryExclusive(Path path) {
+        int fd = openLockFile(path);
+        try {
+            if (Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, path.toString())) {
+                return Optional.of(new ExclusiveLock(path, fd));
+            }
+        } catch (RuntimeException | Error e) {
+            Syscalls.close(fd);
+            throw e;
+        }
+        Syscalls.close(fd);
+        return Optional.empty();
+    }
+
+    private static int openLockFile(Path path) {
+        return Syscalls.open(path.toString(), LibcH.O_RDWR | LibcH.O_CREAT | LibcH.O_NOCTTY, 0644);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NetlinkException("flock", NetlinkException.Kind.OTHER, "interrupted while waiting", e);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.jcni.netlink;
+
+import io.jcni.netlink.internal.ffm.Syscalls;
+import io.jcni.netlink.internal.ns.NamespaceThreads;
+import io.jcni.netlink.internal.wire.Errno;
+import io.jcni.netlink.internal.wire.LibcH;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A network namespace, held by an open file descriptor: it cannot disappear while this object is open, and no bind
+ * mount is needed (an anonymous namespace from {@link #create()} lives as long as something refers to it).
+ *
+ * <p>Namespace switching is confined to dedicated platform threads (see {@link #call}); nothing in this module ever
+ * switches a caller's thread. To talk to the namespace, open a handle: {@link Netlink#open(NetNs)}.
+ */
+public final class NetNs implements AutoCloseable {
+
+    /** A namespace's identity: the nsfs device and inode, as in {@code stat -L /proc/self/ns/net}. */
+    public record Id(long device, long inode) {
+        /** {@code net:[inode]}, as {@code readlink /proc/self/ns/net} prints it. */
+        @Override
+        public String toString() {
+            return "net:[" + inode + "]";
+        }
+    }
+
+    /** Code to run inside a namespace ({@link #call}); may throw {@code E}. */
+    @FunctionalInterface
+    public interface Task<T, E extends Exception> {
+        T run() throws E;
+    }
+
+    private final int fd;
+    private final String path;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private NetNs(int fd, String path) {
+        this.fd = fd;
+        this.path = path;
+    }
+
+    /**
+     * Opens the namespace at {@code path}: a bind mount such as {@code /run/netns/NAME} (what {@code ip netns add}
+     * and container runtimes create, the {@code CNI_NETNS} of a CNI call) or {@code /proc/PID/ns/net}.
+     *
+     * @throws NetlinkException NOT_FOUND if the path does not exist, INVALID if it is not a network namespace
+     */
+    public static NetNs open(Path path) {
+        String p = path.toString();
+        int fd = Syscalls.open(p, LibcH.O_RDONLY, 0);
+        try {
+            int type = Syscalls.ioctl(fd, LibcH.NS_GET_NSTYPE, p);
+            if (type != LibcH.CLONE_NEWNET) {
+                throw new NetlinkException("open netns " + p, Errno.EINVAL, "a namespace of another type", null);
+            }
+        } catch (NetlinkException e) {
+            Syscalls.close(fd);
+            if (e.errno() == Errno.ENOTTY) {
+                throw new NetlinkException("open netns " + p, Errno.EINVAL, "not a namespace file", e);
+            }
+            throw e;
+        }
+        return new NetNs(fd, p);
+    }
+
+    /**
+     * The network namespace of the calling thread ({@code /proc/thread-self/ns/net}). For a virtual thread that is
+     * its carrier's, the process's own namespace unless something switched a carrier.
+     */
+    public static NetNs current() {
+        return open(Path.of("/proc/thread-self/ns/net"));
+    }
+
+    /**
+     * A new, empty network namespace ({@code unshare(CLONE_NEWNET)} on a dedicated thread, which then switches back).
+     * It has only a loopback link, down. Nothing is mounted: it disappears once this object is closed and no link,
+     * socket or process holds it.
+     */
+    public static NetNs create() {
+        int fd = NamespaceThreads.createNetns();
+        return new NetNs(fd, "/proc/" + ProcessHandle.current().pid() + "/fd/" + fd);
+    }
+
+    /**
+     * The open descriptor (for {@code IFLA_NET_NS_FD}, {@code setns}, or a child process). Valid until {@link #close()}.
+     *
+     * @throws NetlinkException if closed
+     */
+    public int fd() {
+        if (closed.get()) {
+            throw new NetlinkException("netns " + path, Errno.EBADF, "closed", null);
+        }
+        return fd;
+    }
+
+    /** The path it was opened from; for {@link #create()}d namespaces {@code /proc/<pid>/fd/<fd>}. */
+    public Path path() {
+        return Path.of(path);
+    }
+
+    /** The namespace's identity (device and inode of its nsfs file). */
+    public Id id() {
+        try {
+            Map<String, Object> attrs = Files.readAttributes(Path.of("/proc/self/fd/" + fd()), "unix:dev,ino");
+            return new Id((Long) attrs.get("dev"), (Long) attrs.get("ino"));
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new NetlinkException("stat netns " + path, Errno.EIO, e.getMessage(), e);
+        }
+    }
+
+    /** Whether {@code other} is the same namespace (same device and inode), even if opened from another path. */
+    public boolean isSame(NetNs other) {
+        return id().equals(other.id());
+    }
+
+    /**
+     * Runs {@code task} inside this namespace, on a dedicated platform thread that switches in and back (never on
+     * the calling thread, which just waits), and returns its result or rethrows its exception. Like Go's
+     * {@code ns.Do}: sockets the task opens stay in this namespace, {@code /proc/sys/net} shows this namespace's
+     * values. The task must not start threads (they would stay inside) and must not depend on thread-locals.
+     */
+    public <T, E extends Exception> T call(Task<T, E> task) throws E {
+        return NamespaceThreads.call(fd(), path, task);
+    }
+
+    /** Closes the descriptor. Handles opened for this namespace keep working. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            Syscalls.close(fd);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "netns " + path;
+    }
+}

@@ -1,0 +1,82 @@
+package io.jcni.netlink;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * An rtnetlink socket bound to one network namespace, the one it was opened for ({@link Netlink#open(NetNs)}), for its
+ * whole life, whatever thread uses it. Reads here, changes in {@link NetlinkOps}.
+ *
+ * <p>Threads: safe to share; requests are serialized (one exchange with the kernel at a time), so open one handle per
+ * thread for parallel work. Never switches the calling thread's namespace. Blocking: each call waits for the kernel's
+ * reply, which comes back within microseconds (the kernel handles the request while sending it), so calls from
+ * virtual threads pin their carrier only that long.
+ *
+ * <p>Resources: one socket and about 50 KiB of native buffers, freed by {@link #close()}; requests allocate no native
+ * memory.
+ */
+public interface NetlinkHandle extends NetlinkOps, AutoCloseable {
+
+    // ---- links -------------------------------------------------------------------------------------------------
+
+    /** {@code ip -d link show}: every link of the namespace. */
+    List<Link> links();
+
+    /** {@code ip -d link show dev NAME}; NOT_FOUND if there is none. */
+    Link link(String name);
+
+    /** {@code ip -d link show dev <index>}; NOT_FOUND if there is none. */
+    Link link(int index);
+
+    /** As {@link #link(String)}, empty instead of NOT_FOUND. */
+    Optional<Link> findLink(String name);
+
+    /** As {@link #link(int)}, empty instead of NOT_FOUND. */
+    Optional<Link> findLink(int index);
+
+    /** {@code bridge vlan show dev <index>}: the VLANs of a bridge port, or of the bridge itself. */
+    List<BridgeVlan> bridgeVlans(int index);
+
+    // ---- addresses ---------------------------------------------------------------------------------------------
+
+    /** {@code ip addr show}: every address of the family (null: both) on every link. */
+    List<Address> addresses(Family family);
+
+    /** {@code ip addr show dev <index>}: the addresses of the family (null: both) on one link. */
+    List<Address> addresses(int index, Family family);
+
+    /**
+     * Waits until no IPv6 address on the link is tentative (duplicate address detection has finished), polling every
+     * 20 ms, like the Go plugins' {@code ip.SettleAddresses}. Returns at once if there are none.
+     *
+     * @throws NetlinkException EADDRINUSE naming the address if detection failed ({@code dadfailed}), ETIMEDOUT if
+     *     addresses are still tentative after {@code timeout}
+     */
+    void settleAddresses(int index, Duration timeout);
+
+    // ---- routes ------------------------------------------------------------------------------------------------
+
+    /** {@code ip [-6] route show}: the main table's routes of the family (null: both). */
+    List<Route> routes(Family family);
+
+    /**
+     * {@code ip [-6] route show table TABLE}: the routes of the family (null: both) in one table, or in all tables for table 0
+     * ({@code table all}, including the kernel's local and broadcast routes).
+     */
+    List<Route> routes(Family family, int table);
+
+    // ---- neighbours --------------------------------------------------------------------------------------------
+
+    /** {@code ip [-6] neigh show [dev <index>]}: entries of the family (null: both), on one link or all (index 0). */
+    List<Neighbor> neighbors(Family family, int index);
+
+    // ---- batching ----------------------------------------------------------------------------------------------
+
+    /** A new, empty batch sent through this handle. */
+    Batch batch();
+
+    /** Closes the socket and frees its memory. Later calls fail; idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,105 @@
+package io.jcni.netlink;
+
+import io.jcni.netlink.internal.wire.Errno;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Network sysctls ({@code /proc/sys/net/...}) as a given namespace sees them: {@code sysctl net.ipv4.ip_forward}.
+ *
+ * <p>Which namespace a {@code /proc/sys/net} file shows is decided when it is opened, by the opening thread's
+ * namespace. So the variants taking a {@link NetNs} open (and read or write) the file on a thread inside it
+ * ({@link NetNs#call}); the others use the calling thread's namespace.
+ *
+ * <p>Keys: {@code net.ipv4.conf.eth0.forwarding} (dots) or {@code net/ipv4/conf/eth0.100/forwarding} (slashes, needed
+ * when an interface name contains a dot). Only keys under {@code net} are accepted.
+ */
+public final class Sysctl {
+    private Sysctl() {}
+
+    /** The largest value read: sysctl handlers produce at most a page per read. */
+    private static final int MAX_VALUE_BYTES = 4096;
+
+    /**
+     * {@code sysctl -n KEY} in the calling thread's namespace; the value without its trailing newline.
+     *
+     * <p>Read in one call with a page-sized buffer: most sysctl handlers answer a read at a non-zero offset with
+     * end-of-file, so a reader that takes one byte first (as {@code Files.readString} does on files reporting size 0)
+     * would get only that byte.
+     */
+    public static String read(String key) {
+        Path path = path(key);
+        try (InputStream in = Files.newInputStream(path)) {
+            byte[] buf = new byte[MAX_VALUE_BYTES];
+            int n = Math.max(0, in.read(buf));
+            String value = new String(buf, 0, n, StandardCharsets.UTF_8);
+            return value.endsWith("\n") ? value.substring(0, value.length() - 1) : value;
+        } catch (IOException e) {
+            throw failure("read sysctl " + key, e);
+        }
+    }
+
+    /** {@code sysctl -w KEY=VALUE} in the calling thread's namespace (one write, as the kernel's parsers expect). */
+    public static void write(String key, String value) {
+        Path path = path(key);
+        try {
+            Files.write(path, value.getBytes(StandardCharsets.UTF_8), StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw failure("write sysctl " + key + "=" + value, e);
+        }
+    }
+
+    /** {@code ip netns exec NS sysctl -n KEY}. */
+    public static String read(NetNs netns, String key) {
+        path(key);
+        return netns.call(() -> read(key));
+    }
+
+    /** {@code ip netns exec NS sysctl -w KEY=VALUE}. */
+    public static void write(NetNs netns, String key, String value) {
+        path(key);
+        netns.call(() -> {
+            write(key, value);
+            return null;
+        });
+    }
+
+    /**
+     * The file of {@code key} under {@code /proc/sys}.
+     *
+     * @throws IllegalArgumentException if the key is not under {@code net} or has empty, {@code .} or {@code ..}
+     *     components
+     */
+    static Path path(String key) {
+        String relative = key.indexOf('/') >= 0 ? key : key.replace('.', '/');
+        String[] parts = relative.split("/", -1);
+        if (parts.length < 2 || !parts[0].equals("net")) {
+            throw new IllegalArgumentException("sysctl key must be under net: " + key);
+        }
+        for (String part : parts) {
+            if (part.isEmpty() || part.equals(".") || part.equals("..") || part.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("invalid sysctl key: " + key);
+            }
+        }
+        return Path.of("/proc/sys", relative);
+    }
+
+    private static NetlinkException failure(String what, IOException e) {
+        int errno = switch (e) {
+            case NoSuchFileException x -> Errno.ENOENT;
+            case AccessDeniedException x -> Errno.EACCES;
+            case FileSystemException x when x.getReason() != null -> Errno.byMessage(x.getReason());
+            default -> Errno.byMessage(e.getMessage());
+        };
+        return errno == 0
+                ? new NetlinkException(what, NetlinkException.Kind.OTHER, String.valueOf(e.getMessage()), e)
+                : new NetlinkException(what, errno, null, e);
+    }
+}

@@ -1,0 +1,230 @@
+package io.jcni.netlink.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.internal.wire.Errno;
+import io.jcni.netlink.internal.wire.NetlinkH;
+import io.jcni.netlink.internal.wire.Offsets;
+import io.jcni.netlink.internal.wire.SocketH;
+import io.jcni.netlink.internal.wire.Transport;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * A netlink socket over libc: {@code socket}, {@code setsockopt}, {@code bind}, {@code getsockname}, {@code sendto},
+ * {@code recvfrom}, {@code close}.
+ *
+ * <p>Namespace: a netlink socket talks to the network namespace its creating thread was in when {@link #open} ran, for
+ * its whole life. Callers open it on a thread that is in the wanted namespace.
+ *
+ * <p>Memory: every native byte (buffers, address, errno slot) belongs to arenas owned by this socket, allocated at open
+ * or when a buffer grows, and freed by {@link #close()}; sending and receiving allocate nothing. The arenas are shared
+ * (any thread may use the socket) but the socket itself is not thread-safe: the wire layer serializes access.
+ */
+public final class NetlinkSocket implements Transport {
+    /** Replies to requests come back synchronously; this bounds a wait that would otherwise hang on a kernel bug. */
+    private static final long RECEIVE_TIMEOUT_SECONDS = 30;
+    /** Room for batches of acknowledgements (the kernel drops replies once the queue is full). */
+    private static final int SOCKET_BUFFER_BYTES = 1 << 20;
+    private static final int INITIAL_SEND = 16 << 10;
+    /** The kernel sizes dump datagrams up to the reader's buffer, capped near 32 KiB. */
+    private static final int INITIAL_RECEIVE = 32 << 10;
+
+
+    private final Arena arena;
+    private final MemorySegment state;
+    private final MemorySegment address;
+    private final MemorySegment addressLength;
+    private final int fd;
+    private final int portId;
+    /** Arenas of grown buffers, if any; the initial buffers live in {@link #arena}. */
+    private Arena sendArena;
+    private MemorySegment sendSegment;
+    private Arena receiveArena;
+    private MemorySegment receiveSegment;
+    private ByteBuffer receiveView;
+    private boolean closed;
+
+    private NetlinkSocket(Arena arena, MemorySegment state, int fd) {
+        this.arena = arena;
+        this.state = state;
+        this.fd = fd;
+        this.address = arena.allocate(Offsets.SOCKADDR_NL_SIZE, 4);
+        this.addressLength = arena.allocate(JAVA_INT);
+        address.set(JAVA_SHORT, Offsets.NL_FAMILY, (short) SocketH.AF_NETLINK);
+        setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_EXT_ACK, 1, true);
+        setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_CAP_ACK, 1, true);
+        setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_GET_STRICT_CHK, 1, true);
+        if (!setOption(SocketH.SOL_SOCKET, SocketH.SO_RCVBUFFORCE, SOCKET_BUFFER_BYTES, true)) {
+            setOption(SocketH.SOL_SOCKET, SocketH.SO_RCVBUF, SOCKET_BUFFER_BYTES, true);
+        }
+        if (!setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUFFORCE, SOCKET_BUFFER_BYTES, true)) {
+            setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUF, SOCKET_BUFFER_BYTES, true);
+        }
+        MemorySegment timeout = arena.allocate(Offsets.TIMEVAL_SIZE, 8);
+        timeout.set(JAVA_LONG, Offsets.TV_SEC, RECEIVE_TIMEOUT_SECONDS);
+        check("setsockopt SO_RCVTIMEO", NativeAccess.syscall(state, Sysno.setsockopt, fd, SocketH.SOL_SOCKET,
+                SocketH.SO_RCVTIMEO, timeout.address(), timeout.byteSize(), 0));
+        check("bind netlink", NativeAccess.syscall(state, Sysno.bind, fd, address.address(), address.byteSize(),
+                0, 0, 0));
+        addressLength.set(JAVA_INT, 0, (int) address.byteSize());
+        check("getsockname netlink", NativeAccess.syscall(state, Sysno.getsockname, fd, address.address(),
+                addressLength.address(), 0, 0, 0));
+        this.portId = address.get(JAVA_INT, Offsets.NL_PID);
+        this.sendSegment = arena.allocate(INITIAL_SEND, 8);
+        this.receiveSegment = arena.allocate(INITIAL_RECEIVE, 8);
+        this.receiveView = receiveSegment.asByteBuffer().order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * Opens a netlink socket of {@code protocol} ({@code NETLINK_ROUTE}) in the calling thread's network namespace,
+     * with extended ACKs, capped ACKs and strict dump checking turned on where the kernel supports them.
+     */
+    public static NetlinkSocket open(int protocol) {
+        NativeAccess.check();
+        Arena arena = NativeMemory.shared();
+        try {
+            MemorySegment state = arena.allocate(NativeAccess.stateSize());
+            long fd = NativeAccess.syscall(state, Sysno.socket, SocketH.AF_NETLINK,
+                    SocketH.SOCK_RAW | SocketH.SOCK_CLOEXEC, protocol, 0, 0, 0);
+            if (fd < 0) {
+                throw new NetlinkException("socket AF_NETLINK", NativeAccess.errno(state), null);
+            }
+            try {
+                return new NetlinkSocket(arena, state, (int) fd);
+            } catch (RuntimeException | Error e) {
+                NativeAccess.syscall(state, Sysno.close, fd, 0, 0, 0, 0, 0);
+                throw e;
+            }
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    private boolean setOption(int level, int option, int value, boolean optional) {
+        try (Arena scratch = NativeMemory.confined()) {
+            MemorySegment v = scratch.allocateFrom(JAVA_INT, value);
+            long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, option, v.address(), 4, 0);
+            if (r < 0 && !optional) {
+                throw new NetlinkException("setsockopt " + option, NativeAccess.errno(state), null);
+            }
+            return r == 0;
+        }
+    }
+
+    private void check(String what, long result) {
+        if (result < 0) {
+            throw new NetlinkException(what, NativeAccess.errno(state), null);
+        }
+    }
+
+    @Override
+    public int portId() {
+        return portId;
+    }
+
+    @Override
+    public void send(byte[] data, int offset, int length) {
+        if (length > sendSegment.byteSize()) {
+            growSend(length);
+        }
+        MemorySegment.copy(data, offset, sendSegment, JAVA_BYTE, 0, length);
+        while (true) {
+            long r = NativeAccess.syscall(state, Sysno.sendto, fd, sendSegment.address(), length, 0, 0, 0);
+            if (r >= 0) {
+                return;
+            }
+            int errno = NativeAccess.errno(state);
+            if (errno != Errno.EINTR) {
+                throw new NetlinkException("sendto netlink (" + length + " bytes)", errno, null);
+            }
+        }
+    }
+
+    @Override
+    public int receive(boolean wait) {
+        int flags = wait ? SocketH.MSG_TRUNC : SocketH.MSG_TRUNC | SocketH.MSG_DONTWAIT;
+        while (true) {
+            addressLength.set(JAVA_INT, 0, (int) address.byteSize());
+            long r = NativeAccess.syscall(state, Sysno.recvfrom, fd, receiveSegment.address(),
+                    receiveSegment.byteSize(), flags, address.address(), addressLength.address());
+            if (r < 0) {
+                int errno = NativeAccess.errno(state);
+                if (errno == Errno.EAGAIN && !wait) {
+                    return -1;
+                }
+                switch (errno) {
+                    case Errno.EINTR -> {
+                        continue;
+                    }
+                    case Errno.EAGAIN -> throw new NetlinkException("recvfrom netlink", errno,
+                            "no reply from the kernel within " + RECEIVE_TIMEOUT_SECONDS + " s", null);
+                    case Errno.ENOBUFS -> throw new NetlinkException("recvfrom netlink", errno,
+                            "the socket's receive queue overflowed and replies were lost", null);
+                    default -> throw new NetlinkException("recvfrom netlink", errno, null);
+                }
+            }
+            if (address.get(JAVA_INT, Offsets.NL_PID) != 0) {
+                continue; // not from the kernel: another process may unicast to our port id; never trust it
+            }
+            return (int) Math.min(r, Integer.MAX_VALUE);
+        }
+    }
+
+    @Override
+    public ByteBuffer receiveBuffer() {
+        return receiveView;
+    }
+
+    @Override
+    public void growReceiveBuffer(int minCapacity) {
+        Arena next = NativeMemory.shared();
+        MemorySegment segment = next.allocate(roundUp(minCapacity), 8);
+        if (receiveArena != null) {
+            receiveArena.close();
+        }
+        receiveArena = next;
+        receiveSegment = segment;
+        receiveView = segment.asByteBuffer().order(ByteOrder.nativeOrder());
+    }
+
+    private void growSend(int minCapacity) {
+        Arena next = NativeMemory.shared();
+        MemorySegment segment = next.allocate(roundUp(minCapacity), 8);
+        if (sendArena != null) {
+            sendArena.close();
+        }
+        sendArena = next;
+        sendSegment = segment;
+    }
+
+    private static long roundUp(int n) {
+        return Math.max(4096, Long.highestOneBit(Math.max(1, n) - 1L) << 1);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            NativeAccess.syscall(state, Sysno.close, fd, 0, 0, 0, 0, 0);
+        } finally {
+            if (sendArena != null) {
+                sendArena.close();
+            }
+            if (receiveArena != null) {
+                receiveArena.close();
+            }
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.jcni.netlink.internal.ffm;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+import java.util.List;
+
+/**
+ * The C structs netlink-ffm reads and writes, as hand-written {@link MemoryLayout}s with the C struct and member names
+ * (jextract is not available here). {@code HeadersMatchTest} generates a C program from {@link #ALL} and compares every
+ * size and offset with the installed headers.
+ *
+ * <p>The wire layer must not touch {@code java.lang.foreign} and should not pay for building layouts at start-up, so
+ * it uses the constants of {@code internal.wire.Offsets}, which {@code OffsetsMatchLayoutsTest} checks against these
+ * layouts. Only 64-bit Linux is supported ({@code time_t} is 8 bytes in {@link #TIMEVAL}).
+ */
+public final class Structs {
+    private Structs() {}
+
+    /** {@code struct nlmsghdr}, {@code <linux/netlink.h>}. */
+    public static final StructLayout NLMSGHDR = MemoryLayout.structLayout(
+            JAVA_INT.withName("nlmsg_len"),
+            JAVA_SHORT.withName("nlmsg_type"),
+            JAVA_SHORT.withName("nlmsg_flags"),
+            JAVA_INT.withName("nlmsg_seq"),
+            JAVA_INT.withName("nlmsg_pid")).withName("nlmsghdr");
+
+    /** {@code struct nlmsgerr}, {@code <linux/netlink.h>}. */
+    public static final StructLayout NLMSGERR = MemoryLayout.structLayout(
+            JAVA_INT.withName("error"),
+            NLMSGHDR.withName("msg")).withName("nlmsgerr");
+
+    /** {@code struct sockaddr_nl}, {@code <linux/netlink.h>}. */
+    public static final StructLayout SOCKADDR_NL = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("nl_family"),
+            JAVA_SHORT.withName("nl_pad"),
+            JAVA_INT.withName("nl_pid"),
+            JAVA_INT.withName("nl_groups")).withName("sockaddr_nl");
+
+    /** {@code struct nlattr}, {@code <linux/netlink.h>}. */
+    public static final StructLayout NLATTR = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("nla_len"),
+            JAVA_SHORT.withName("nla_type")).withName("nlattr");
+
+    /** {@code struct rtattr}, {@code <linux/rtnetlink.h>}. */
+    public static final StructLayout RTATTR = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("rta_len"),
+            JAVA_SHORT.withName("rta_type")).withName("rtattr");
+
+    /** {@code struct ifinfomsg}, {@code <linux/rtnetlink.h>}. */
+    public static final StructLayout IFINFOMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("ifi_family"),
+            JAVA_BYTE.withName("__ifi_pad"),
+            JAVA_SHORT.withName("ifi_type"),
+            JAVA_INT.withName("ifi_index"),
+            JAVA_INT.withName("ifi_flags"),
+            JAVA_INT.withName("ifi_change")).withName("ifinfomsg");
+
+    /** {@code struct ifaddrmsg}, {@code <linux/if_addr.h>}. */
+    public static final StructLayout IFADDRMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("ifa_family"),
+            JAVA_BYTE.withName("ifa_prefixlen"),
+            JAVA_BYTE.withName("ifa_flags"),
+            JAVA_BYTE.withName("ifa_scope"),
+            JAVA_INT.withName("ifa_index")).withName("ifaddrmsg");
+
+    /** {@code struct ifa_cacheinfo}, {@code <linux/if_addr.h>}. */
+    public static final StructLayout IFA_CACHEINFO = MemoryLayout.structLayout(
+            JAVA_INT.withName("ifa_prefered"),
+            JAVA_INT.withName("ifa_valid"),
+            JAVA_INT.withName("cstamp"),
+            JAVA_INT.withName("tstamp")).withName("ifa_cacheinfo");
+
+    /** {@code struct rtmsg}, {@code <linux/rtnetlink.h>}. */
+    public static final StructLayout RTMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("rtm_family"),
+            JAVA_BYTE.withName("rtm_dst_len"),
+            JAVA_BYTE.withName("rtm_src_len"),
+            JAVA_BYTE.withName("rtm_tos"),
+            JAVA_BYTE.withName("rtm_table"),
+            JAVA_BYTE.withName("rtm_protocol"),
+            JAVA_BYTE.withName("rtm_scope"),
+            JAVA_BYTE.withName("rtm_type"),
+            JAVA_INT.withName("rtm_flags")).withName("rtmsg");
+
+    /** {@code struct rtnexthop}, {@code <linux/rtnetlink.h>}: one hop inside {@code RTA_MULTIPATH}. */
+    public static final StructLayout RTNEXTHOP = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("rtnh_len"),
+            JAVA_BYTE.withName("rtnh_flags"),
+            JAVA_BYTE.withName("rtnh_hops"),
+            JAVA_INT.withName("rtnh_ifindex")).withName("rtnexthop");
+
+    /** {@code struct ndmsg}, {@code <linux/neighbour.h>}. */
+    public static final StructLayout NDMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("ndm_family"),
+            JAVA_BYTE.withName("ndm_pad1"),
+            JAVA_SHORT.withName("ndm_pad2"),
+            JAVA_INT.withName("ndm_ifindex"),
+            JAVA_SHORT.withName("ndm_state"),
+            JAVA_BYTE.withName("ndm_flags"),
+            JAVA_BYTE.withName("ndm_type")).withName("ndmsg");
+
+    /** {@code struct bridge_vlan_info}, {@code <linux/if_bridge.h>}: payload of {@code IFLA_BRIDGE_VLAN_INFO}. */
+    public static final StructLayout BRIDGE_VLAN_INFO = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("flags"),
+            JAVA_SHORT.withName("vid")).withName("bridge_vlan_info");
+
+    /** {@code struct timeval}, {@code <sys/time.h>} (64-bit {@code time_t}), for {@code SO_RCVTIMEO}. */
+    public static final StructLayout TIMEVAL = MemoryLayout.structLayout(
+            JAVA_LONG.withName("tv_sec"),
+            JAVA_LONG.withName("tv_usec")).withName("timeval");
+
+    /** Every layout above, for the header check. */
+    public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
+            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL);
+
+}

@@ -1,0 +1,86 @@
+package io.jcni.netlink.internal.ffm;
+
+import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.internal.wire.Errno;
+import io.jcni.netlink.internal.wire.LibcH;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * File-descriptor and namespace system calls outside the request path: each call allocates its errno slot (and path
+ * string) in a confined arena freed before returning, so nothing is retained per call. Failures throw
+ * {@link NetlinkException} naming the call and its subject; {@code EINTR} is retried where the call is restartable.
+ */
+public final class Syscalls {
+    private Syscalls() {}
+
+    /** {@code openat(AT_FDCWD, path, flags | O_CLOEXEC, mode)}; returns the new descriptor. */
+    public static int open(String path, int flags, int mode) {
+        try (Arena arena = NativeMemory.confined()) {
+            MemorySegment state = arena.allocate(NativeAccess.stateSize());
+            MemorySegment cPath = arena.allocateFrom(path);
+            while (true) {
+                long r = NativeAccess.syscall(state, Sysno.openat, LibcH.AT_FDCWD, cPath.address(),
+                        flags | LibcH.O_CLOEXEC, mode, 0, 0);
+                if (r >= 0) {
+                    return (int) r;
+                }
+                int errno = NativeAccess.errno(state);
+                if (errno != Errno.EINTR) {
+                    throw new NetlinkException("open " + path, errno, null);
+                }
+            }
+        }
+    }
+
+    /** {@code close(fd)}. EINTR is not retried: on Linux the descriptor is released anyway. */
+    public static void close(int fd) {
+        call("close", Sysno.close, fd, 0, 0);
+    }
+
+    /** {@code setns(fd, nstype)}: moves the calling OS thread into the namespace {@code fd} refers to. */
+    public static void setns(int fd, int nstype, String what) {
+        call("setns " + what, Sysno.setns, fd, nstype, 0);
+    }
+
+    /** {@code unshare(flags)}: moves the calling OS thread into new namespaces. */
+    public static void unshare(int flags) {
+        call("unshare", Sysno.unshare, flags, 0, 0);
+    }
+
+    /** {@code flock(fd, operation)}; returns false instead of throwing when {@code LOCK_NB} meets a held lock. */
+    public static boolean flock(int fd, int operation, String what) {
+        try (Arena arena = NativeMemory.confined()) {
+            MemorySegment state = arena.allocate(NativeAccess.stateSize());
+            while (true) {
+                long r = NativeAccess.syscall(state, Sysno.flock, fd, operation, 0, 0, 0, 0);
+                if (r == 0) {
+                    return true;
+                }
+                int errno = NativeAccess.errno(state);
+                if (errno == Errno.EAGAIN && (operation & LibcH.LOCK_NB) != 0) {
+                    return false;
+                }
+                if (errno != Errno.EINTR) {
+                    throw new NetlinkException("flock " + what, errno, null);
+                }
+            }
+        }
+    }
+
+    /** {@code ioctl(fd, request, 0)} returning the call's non-negative result. */
+    public static int ioctl(int fd, long request, String what) {
+        return (int) call("ioctl " + what, Sysno.ioctl, fd, request, 0);
+    }
+
+    private static long call(String what, Sysno nr, long a0, long a1, long a2) {
+        try (Arena arena = NativeMemory.confined()) {
+            MemorySegment state = arena.allocate(NativeAccess.stateSize());
+            long r = NativeAccess.syscall(state, nr, a0, a1, a2, 0, 0, 0);
+            if (r < 0) {
+                throw new NetlinkException(what, NativeAccess.errno(state), null);
+            }
+            return r;
+        }
+    }
+}

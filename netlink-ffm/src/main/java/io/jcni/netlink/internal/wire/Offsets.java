@@ -1,0 +1,97 @@
+package io.jcni.netlink.internal.wire;
+
+/**
+ * Sizes and member offsets of the C structs the wire layer reads and writes, as compile-time constants.
+ *
+ * <p>They mirror the hand-written {@code MemoryLayout}s of {@code internal.ffm.Structs} (C struct and member names),
+ * which {@code HeadersMatchTest} compiles against the installed headers; {@code OffsetsMatchLayoutsTest} checks every
+ * constant here against those layouts. Compile-time constants rather than values computed from the layouts: javac
+ * folds them, and encoding and decoding do not initialize anything of {@code java.lang.foreign} (the wire layer's
+ * unit tests run without native access).
+ *
+ * <p>Naming: {@code <STRUCT>_SIZE} for {@code sizeof}, the member's C name in upper case (or
+ * {@code <STRUCT>_<MEMBER>} where the member's name alone is ambiguous) for {@code offsetof}.
+ */
+public final class Offsets {
+    private Offsets() {}
+
+    // struct nlmsghdr, <linux/netlink.h>
+    public static final int NLMSGHDR_SIZE = 16;
+    public static final int NLMSG_LEN = 0;
+    public static final int NLMSG_TYPE = 4;
+    public static final int NLMSG_FLAGS = 6;
+    public static final int NLMSG_SEQ = 8;
+    public static final int NLMSG_PID = 12;
+
+    // struct nlmsgerr, <linux/netlink.h>
+    public static final int NLMSGERR_SIZE = 20;
+    public static final int NLMSGERR_ERROR = 0;
+    public static final int NLMSGERR_MSG = 4;
+
+    // struct sockaddr_nl, <linux/netlink.h>
+    public static final int SOCKADDR_NL_SIZE = 12;
+    public static final int NL_FAMILY = 0;
+    public static final int NL_PID = 4;
+
+    // struct rtattr, <linux/rtnetlink.h>
+    public static final int RTATTR_SIZE = 4;
+    public static final int RTA_LEN = 0;
+    public static final int RTA_TYPE = 2;
+
+    // struct ifinfomsg, <linux/rtnetlink.h>
+    public static final int IFINFOMSG_SIZE = 16;
+    public static final int IFI_FAMILY = 0;
+    public static final int IFI_TYPE = 2;
+    public static final int IFI_INDEX = 4;
+    public static final int IFI_FLAGS = 8;
+    public static final int IFI_CHANGE = 12;
+
+    // struct ifaddrmsg, <linux/if_addr.h>
+    public static final int IFADDRMSG_SIZE = 8;
+    public static final int IFA_FAMILY = 0;
+    public static final int IFA_PREFIXLEN = 1;
+    public static final int IFADDRMSG_IFA_FLAGS = 2;
+    public static final int IFA_SCOPE = 3;
+    public static final int IFA_INDEX = 4;
+
+    // struct ifa_cacheinfo, <linux/if_addr.h>
+    public static final int IFA_CACHEINFO_SIZE = 16;
+    public static final int IFA_PREFERED = 0;
+    public static final int IFA_VALID = 4;
+
+    // struct rtmsg, <linux/rtnetlink.h>
+    public static final int RTMSG_SIZE = 12;
+    public static final int RTM_FAMILY = 0;
+    public static final int RTM_DST_LEN = 1;
+    public static final int RTM_SRC_LEN = 2;
+    public static final int RTM_TOS = 3;
+    public static final int RTM_TABLE = 4;
+    public static final int RTM_PROTOCOL = 5;
+    public static final int RTM_SCOPE = 6;
+    public static final int RTM_TYPE = 7;
+    public static final int RTM_FLAGS = 8;
+
+    // struct rtnexthop, <linux/rtnetlink.h>
+    public static final int RTNEXTHOP_SIZE = 8;
+    public static final int RTNH_LEN = 0;
+    public static final int RTNH_FLAGS = 2;
+    public static final int RTNH_HOPS = 3;
+    public static final int RTNH_IFINDEX = 4;
+
+    // struct ndmsg, <linux/neighbour.h>
+    public static final int NDMSG_SIZE = 12;
+    public static final int NDM_FAMILY = 0;
+    public static final int NDM_IFINDEX = 4;
+    public static final int NDM_STATE = 8;
+    public static final int NDM_FLAGS = 10;
+    public static final int NDM_TYPE = 11;
+
+    // struct bridge_vlan_info, <linux/if_bridge.h>
+    public static final int BRIDGE_VLAN_INFO_SIZE = 4;
+    public static final int BRIDGE_VLAN_INFO_FLAGS = 0;
+    public static final int BRIDGE_VLAN_INFO_VID = 2;
+
+    // struct timeval, <sys/time.h> (64-bit time_t)
+    public static final int TIMEVAL_SIZE = 16;
+    public static final int TV_SEC = 0;
+}

@@ -1,0 +1,31 @@
+package io.jcni.netlink.internal.wire;
+
+/** Constants from {@code <sys/socket.h>}: socket families, types, levels, options and message flags used with netlink sockets.
+ *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
+public final class SocketH {
+    private SocketH() {}
+
+    /** The header(s) these constants mirror, for the generated C check. */
+    public static final String HEADER = "sys/socket.h";
+
+    public static final int AF_UNSPEC = 0;
+    public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+    public static final int AF_NETLINK = 16;
+    public static final int AF_BRIDGE = 7;
+    public static final int AF_PACKET = 17;
+    public static final int SOCK_RAW = 3;
+    public static final int SOCK_DGRAM = 2;
+    public static final int SOCK_CLOEXEC = 524288;
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_SNDBUFFORCE = 32;
+    public static final int SO_RCVBUFFORCE = 33;
+    public static final int SO_RCVTIMEO = 20;
+    public static final int SOL_NETLINK = 270;
+    public static final int MSG_PEEK = 2;
+    public static final int MSG_TRUNC = 32;
+    public static final int MSG_DONTWAIT = 64;
+    public static final int MSG_CMSG_CLOEXEC = 1073741824;
+}

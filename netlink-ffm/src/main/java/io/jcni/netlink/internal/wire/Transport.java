@@ -1,0 +1,34 @@
+package io.jcni.netlink.internal.wire;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One netlink socket as the wire layer sees it: datagrams out, datagrams in. Implemented over libc by
+ * {@code internal.ffm.NetlinkSocket} and by replaying fakes in tests. Not thread-safe: {@link Channel} serializes use.
+ */
+public interface Transport extends AutoCloseable {
+
+    /** The port id the kernel bound this socket to ({@code nl_pid} of {@code getsockname}); replies carry it. */
+    int portId();
+
+    /** Sends {@code data[offset, offset+length)} to the kernel as one datagram (one system call). */
+    void send(byte[] data, int offset, int length);
+
+    /**
+     * Receives the next datagram sent by the kernel (datagrams from any other sender are dropped) into
+     * {@link #receiveBuffer()} and returns its full length. A result larger than the buffer's capacity means the
+     * datagram was truncated and its tail is lost: the caller grows the buffer and repeats its request. With
+     * {@code wait} false, returns -1 at once when nothing is queued (used to drain replies of an abandoned request).
+     */
+    int receive(boolean wait);
+
+    /** The receive buffer, native byte order, valid until the next {@link #receive()} or growth. */
+    ByteBuffer receiveBuffer();
+
+    /** Replaces the receive buffer by one of at least {@code minCapacity} bytes. */
+    void growReceiveBuffer(int minCapacity);
+
+    /** Closes the socket and frees its memory. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,9 @@
+/**
+ * Typed rtnetlink for CNI plugins: {@link io.jcni.netlink.Netlink} opens a {@link io.jcni.netlink.NetlinkHandle}
+ * bound to one {@link io.jcni.netlink.NetNs}; its methods read and change links, addresses, routes and neighbours,
+ * each documented with its {@code ip} equivalent; {@link io.jcni.netlink.Batch} sends many changes per system call;
+ * {@link io.jcni.netlink.Sysctl} reads and writes {@code /proc/sys/net} as a namespace sees it;
+ * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. Every failure is a
+ * {@link io.jcni.netlink.NetlinkException}.
+ */
+package io.jcni.netlink;

@@ -1,0 +1,100 @@
+package io.jcni.netlink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code flock(2)} locks exclude util-linux's {@code flock} (what Go's host-local uses) in another process, and other
+ * threads of this one; {@link java.nio.channels.FileChannel#lock()} would do neither against flock.
+ */
+class FileLocksTest {
+    @TempDir
+    Path dir;
+
+    private static int flockNonBlocking(Path path) {
+        return Kernel.run("flock", "--nonblock", "--exclusive", path.toString(), "true").exit();
+    }
+
+    @Test
+    void excludesTheFlockCommandInAnotherProcessUntilClosed() throws Exception {
+        Path lock = dir.resolve("net1").resolve("lock");
+        Files.createDirectories(lock.getParent());
+        try (FileLocks.ExclusiveLock held = FileLocks.exclusive(lock)) {
+            assertThat(held.path()).isEqualTo(lock);
+            assertThat(flockNonBlocking(lock)).as("flock -n exits 1 while we hold the lock").isEqualTo(1);
+        }
+        assertThat(flockNonBlocking(lock)).isZero();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock))).startsWith("rw-");
+    }
+
+    @Test
+    void waitsForALockHeldByAnotherProcess() throws Exception {
+        Path lock = dir.resolve("lock");
+        Path ready = dir.resolve("ready");
+        Path done = dir.resolve("done");
+        Process holder = new ProcessBuilder("flock", "--exclusive", lock.toString(), "sh", "-c",
+                "touch " + ready + "; sleep 0.5; touch " + done).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Files.exists(ready) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(Files.exists(ready)).isTrue();
+            assertThat(FileLocks.tryExclusive(lock)).isEmpty();
+            try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
+                assertThat(Files.exists(done)).as("we got the lock only after the holder finished").isTrue();
+            }
+        } finally {
+            holder.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void excludesAnotherThreadOfThisProcess() throws Exception {
+        Path lock = dir.resolve("lock");
+        try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
+            Optional<FileLocks.ExclusiveLock> other = CompletableFuture.supplyAsync(() -> FileLocks.tryExclusive(lock))
+                    .get();
+            assertThat(other).isEmpty();
+        }
+        Optional<FileLocks.ExclusiveLock> after = CompletableFuture.supplyAsync(() -> FileLocks.tryExclusive(lock))
+                .get();
+        assertThat(after).isPresent();
+        after.get().close();
+    }
+
+    @Test
+    void aVirtualThreadWaitsWithoutHoldingTheLockEarly() throws Exception {
+        Path lock = dir.resolve("lock");
+        CountDownLatch acquired = new CountDownLatch(1);
+        Thread waiter;
+        try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
+            waiter = Thread.ofVirtual().start(() -> {
+                try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
+                    acquired.countDown();
+                }
+            });
+            assertThat(acquired.await(200, TimeUnit.MILLISECONDS)).isFalse();
+        }
+        assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
+        waiter.join();
+    }
+
+    @Test
+    void closeIsIdempotentAndReleases() throws Exception {
+        Path lock = dir.resolve("lock");
+        FileLocks.ExclusiveLock held = FileLocks.exclusive(lock);
+        held.close();
+        held.close();
+        assertThat(flockNonBlocking(lock)).isZero();
+    }
+}

@@ -1,0 +1,145 @@
+package io.jcni.netlink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Namespaces: opening, creating, comparing, running inside, and that no caller thread is ever switched. */
+class NamespaceTest {
+
+    @Test
+    void opensByBindMountPathAndByProcPathAndComparesByDeviceAndInode() throws Exception {
+        try (TestNamespace t = TestNamespace.create();
+                NetNs again = NetNs.open(Path.of("/run/netns", t.name));
+                NetNs current = NetNs.current();
+                NetNs self = NetNs.open(Path.of("/proc/self/ns/net"))) {
+            assertThat(again.isSame(t.ns)).isTrue();
+            assertThat(again.id()).isEqualTo(t.ns.id());
+            assertThat(current.isSame(t.ns)).isFalse();
+            assertThat(current.isSame(self)).isTrue();
+            assertThat(current.id().inode()).isEqualTo(Kernel.threadNetnsInode());
+            String ipInode = Kernel.sh("stat", "-L", "-c", "%i", "/run/netns/" + t.name).strip();
+            assertThat(t.ns.id().inode()).isEqualTo(Long.parseLong(ipInode));
+            assertThat(t.ns.id().toString()).isEqualTo("net:[" + ipInode + "]");
+        }
+    }
+
+    @Test
+    void rejectsMissingPathsAndFilesThatAreNoNetworkNamespace(@TempDir Path dir) throws Exception {
+        Kernel.assumeRoot();
+        assertThatThrownBy(() -> NetNs.open(dir.resolve("missing"))).isInstanceOfSatisfying(NetlinkException.class,
+                e -> assertThat(e.isNotFound()).isTrue());
+        Path plain = Files.writeString(dir.resolve("plain"), "x");
+        assertThatThrownBy(() -> NetNs.open(plain)).isInstanceOfSatisfying(NetlinkException.class, e -> {
+            assertThat(e.kind()).isEqualTo(NetlinkException.Kind.INVALID);
+            assertThat(e.getMessage()).contains("not a namespace file");
+        });
+        assertThatThrownBy(() -> NetNs.open(Path.of("/proc/self/ns/uts")))
+                .isInstanceOfSatisfying(NetlinkException.class,
+                        e -> assertThat(e.getMessage()).contains("a namespace of another type"));
+    }
+
+    @Test
+    void createsAnAnonymousNamespaceWithoutAMount() throws Exception {
+        Kernel.assumeRoot();
+        List<String> mountsBefore = Files.readAllLines(Path.of("/proc/self/mountinfo"));
+        try (NetNs ns = NetNs.create(); NetlinkHandle nl = Netlink.open(ns); NetNs current = NetNs.current()) {
+            assertThat(ns.isSame(current)).isFalse();
+            assertThat(nl.links()).extracting(Link::name).containsExactly("lo");
+            assertThat(nl.link("lo").isUp()).isFalse();
+            assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo"))).isEqualTo(mountsBefore);
+            assertThat(ns.path().toString()).startsWith("/proc/" + ProcessHandle.current().pid() + "/fd/");
+            // other tools can enter it through the path
+            String links = Kernel.sh("nsenter", "--net=" + ns.path(), "ip", "-o", "link", "show");
+            assertThat(links).contains("lo:").doesNotContain("eth0");
+        }
+    }
+
+    @Test
+    void callRunsInsideOnAnotherPlatformThreadAndLeavesTheCallerAlone() throws Exception {
+        try (TestNamespace t = TestNamespace.create()) {
+            long before = Kernel.threadNetnsInode();
+            Thread caller = Thread.currentThread();
+            long inside = t.ns.call(() -> {
+                assertThat(Thread.currentThread()).isNotSameAs(caller);
+                assertThat(Thread.currentThread().isVirtual()).isFalse();
+                return Kernel.threadNetnsInode();
+            });
+            assertThat(inside).isEqualTo(t.ns.id().inode());
+            assertThat(Kernel.threadNetnsInode()).isEqualTo(before);
+            // and the worker went back: a later task that does not switch would see the worker's home
+            assertThatThrownBy(() -> t.ns.call(() -> {
+                throw new java.io.IOException("from inside");
+            })).isInstanceOf(java.io.IOException.class).hasMessage("from inside");
+        }
+    }
+
+    @Test
+    void twoNamespacesDrivenConcurrentlyFromPlatformThreadsNeverLeak() throws Exception {
+        driveConcurrently(Executors.newFixedThreadPool(4));
+    }
+
+    @Test
+    void twoNamespacesDrivenConcurrentlyFromVirtualThreadsNeverLeak() throws Exception {
+        driveConcurrently(Executors.newVirtualThreadPerTaskExecutor());
+    }
+
+    private void driveConcurrently(ExecutorService executor) throws Exception {
+        try (TestNamespace a = TestNamespace.create(); TestNamespace b = TestNamespace.create(); executor) {
+            long testThread = Kernel.threadNetnsInode();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Long>> results = new ArrayList<>();
+            for (int worker = 0; worker < 8; worker++) {
+                TestNamespace target = worker % 2 == 0 ? a : b;
+                int id = worker;
+                results.add(executor.submit(() -> {
+                    long mine = Kernel.threadNetnsInode();
+                    start.await();
+                    for (int round = 0; round < 20; round++) {
+                        // a fresh handle each round: the namespace switch happens every time
+                        try (NetlinkHandle nl = Netlink.open(target.ns)) {
+                            String name = "w" + id + "r" + round;
+                            nl.addVeth(LinkAttrs.named(name), LinkAttrs.named(name + "p"));
+                            nl.deleteLink(name);
+                        }
+                        Sysctl.write(target.ns, "net.ipv4.ip_forward", "1");
+                        assertThat(Kernel.threadNetnsInode()).isEqualTo(mine);
+                    }
+                    return Kernel.threadNetnsInode() == mine ? mine : -1L;
+                }));
+            }
+            start.countDown();
+            for (Future<Long> r : results) {
+                assertThat(r.get()).isPositive();
+            }
+            assertThat(Kernel.threadNetnsInode()).isEqualTo(testThread);
+            assertThat(a.nl.links()).extracting(Link::name).containsExactly("lo");
+            assertThat(b.nl.links()).extracting(Link::name).containsExactly("lo");
+            assertThat(Sysctl.read("net.ipv4.ip_forward")).as("host untouched").isEqualTo(hostForwarding);
+        }
+    }
+
+    private final String hostForwarding = Kernel.isRoot() ? Sysctl.read("net.ipv4.ip_forward") : "";
+
+    @Test
+    void aHandleStaysInItsNamespaceAfterTheNetNsIsClosed() throws Exception {
+        Kernel.assumeRoot();
+        NetNs ns = NetNs.create();
+        try (NetlinkHandle nl = Netlink.open(ns)) {
+            ns.close();
+            assertThatThrownBy(ns::fd).isInstanceOf(NetlinkException.class);
+            nl.addVeth(LinkAttrs.named("a"), LinkAttrs.named("b"));
+            assertThat(nl.links()).extracting(Link::name).containsExactlyInAnyOrder("lo", "a", "b");
+        }
+    }
+}

@@ -2,16 +2,18 @@
 # Builds dist/: the jlink image shared by every jcni plugin, its AOT cache trained on real plugin calls, and one
 # launcher per plugin type in dist/cni/bin. Run by plugins-core's package phase (see its pom.xml):
 #
-#   build-dist.sh <jdk home> <module dir> <dist dir> <version> <plugin types...>
+#   build-dist.sh <jdk home> <module path> <dist dir> <version>
 #
-# The image is rebuilt from scratch every time and the cache is regenerated with it: a cache from another image is
+# The plugin types and their AOT groups come from the image itself (Launcher --aot-groups): one cache per group,
+# lib/jcni-<group>.aot, because the JVM loads every class of a cache at each start and plugins that never use FFM
+# should not pay for netlink's classes.
+#
+# The image is rebuilt from scratch every time and the caches are regenerated with it: a cache from another image is
 # rejected by the JVM with only a warning on stderr, and start-up silently doubles. The last step therefore runs
 # every launcher with -XX:AOTMode=on (which refuses to start on a rejected cache) and fails the build on any stderr.
 set -eu
 
 jdk=$1 modules=$2 dist=$3 version=$4
-shift 4
-types=$*
 
 image=$dist/image
 main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
@@ -31,7 +33,11 @@ say "jlink $image"
 
 # ---- launchers -------------------------------------------------------------------------------------------------
 image_abs=$(cd "$image" && pwd -P)
-for type in $types; do
+"$image/bin/java" $flags -Xshare:off -m $main --aot-groups > "$dist/aot-groups"
+types=$(cut -d' ' -f1 "$dist/aot-groups")
+groups=$(cut -d' ' -f2 "$dist/aot-groups" | sort -u)
+[ -n "$types" ] || { say "the image lists no plugin types"; exit 1; }
+while read -r type group; do
     launcher=$dist/cni/bin/$type
     # The marker line must stay within the first 512 bytes (io.jcni.runtime.JcniLaunchers reads it).
     cat > "$launcher" <<LAUNCHER
@@ -45,12 +51,13 @@ self=\$0
 if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
 case \$self in */*) image=\${self%/*}/../../image ;; *) image=../../image ;; esac
 [ -x "\$image/bin/java" ] || image=\$built
-exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
+exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-$group.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
 LAUNCHER
     chmod 755 "$launcher"
-done
+done < "$dist/aot-groups"
+rm "$dist/aot-groups"
 
-# ---- AOT cache -------------------------------------------------------------------------------------------------
+# ---- AOT caches ------------------------------------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
 netns=
 cleanup() {
@@ -64,11 +71,14 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then
         netns=$candidate
     fi
 fi
-say "AOT training${netns:+ (loopback in netns $netns)}"
-# shellcheck disable=SC2086
-"$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni.aot" -m $main --aot-training "$work" \
-    ${netns:+/var/run/netns/$netns}
-[ -s "$image/lib/jcni.aot" ] || { say "no AOT cache written"; exit 1; }
+for group in $groups; do
+    say "AOT training of group $group${netns:+ (netns $netns for plugins that need one)}"
+    # shellcheck disable=SC2086
+    "$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni-$group.aot" -m $main --aot-training "$group" \
+        "$work" ${netns:+/var/run/netns/$netns} > "$work/training.log" 2>&1 || {
+        cat "$work/training.log" >&2; say "AOT training of group $group failed"; exit 1; }
+    [ -s "$image/lib/jcni-$group.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for $group"; exit 1; }
+done
 
 # ---- verification: every launcher starts with the cache, which the JVM accepts --------------------------------
 for type in $types; do
@@ -83,4 +93,4 @@ for type in $types; do
         *) say "$type VERSION printed: $out"; exit 1 ;;
     esac
 done
-say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1), AOT cache $(du -h "$image/lib/jcni.aot" | cut -f1)"
+say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

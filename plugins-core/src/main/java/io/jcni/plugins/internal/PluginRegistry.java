@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.StaticPlugin;
+import io.jcni.plugins.internal.main.LoopbackPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
@@ -17,15 +18,35 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("static");
+    public static final List<String> TYPES = List.of("loopback", "static");
+
+    /** The types that use netlink-ffm; the others never touch FFM. */
+    private static final List<String> NETLINK_TYPES = List.of("loopback");
+
+    /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
+    public static final String NETLINK_GROUP = "netlink";
+    /** AOT cache group of plugins that do not. */
+    public static final String PLAIN_GROUP = "plain";
 
     private PluginRegistry() {
+    }
+
+    /**
+     * The AOT cache a plugin's launcher uses. The JVM loads every class of a cache at each start, and FFM with
+     * netlink adds some 500 classes (measured: ~4 ms of CPU per start), so plugins that never use FFM (the IPAM
+     * plugins) get a cache trained without them.
+     */
+    public static String aotGroup(String type) {
+        return NETLINK_TYPES.contains(type) ? NETLINK_GROUP : PLAIN_GROUP;
     }
 
     /** The skeleton running plugin {@code type}, or null if jcni has no such plugin. */
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "loopback":
+                skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
+                break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
                 break;

@@ -24,25 +24,28 @@ import java.util.Map;
  * <p>Only plugin code paths belong here: every class the training loads is in the cache, and the JVM loads every cached
  * class at each start, so a stream or lambda used for bookkeeping here would cost every plugin exec.
  *
- * <p>Arguments: {@code --aot-training <work dir> [<netns path>]}. The work dir (empty, created by the caller) holds
- * host-local's data dir and is emptied again before returning; a namespace path (given only when the build runs as
- * root) adds loopback calls in that namespace. Nothing else on the host is touched.
+ * <p>Arguments: {@code --aot-training <group> <work dir> [<netns path>]}: the calls of the plugins of one AOT group
+ * ({@link PluginRegistry#aotGroup}). The work dir (empty, created by the caller) holds host-local's data dir and is
+ * emptied again before returning; a namespace path (given only when the build runs as root) adds loopback calls in
+ * that namespace. Nothing else on the host is touched.
  */
 final class AotTraining {
     static final String FLAG = "--aot-training";
 
+    private final String group;
     private final Path work;
     private final String netns;
     private final StringBuilder failures = new StringBuilder();
     private int calls;
 
-    private AotTraining(Path work, String netns) {
+    private AotTraining(String group, Path work, String netns) {
+        this.group = group;
         this.work = work;
         this.netns = netns;
     }
 
     static int run(String[] args) throws IOException {
-        AotTraining training = new AotTraining(Path.of(args[1]), args.length > 2 ? args[2] : "");
+        AotTraining training = new AotTraining(args[1], Path.of(args[2]), args.length > 3 ? args[3] : "");
         try {
             training.scenarios();
         } finally {
@@ -52,7 +55,7 @@ final class AotTraining {
             System.err.print(training.failures);
             return 1;
         }
-        System.err.println("jcni AOT training: " + training.calls + " plugin calls");
+        System.err.println("jcni AOT training of group " + training.group + ": " + training.calls + " plugin calls");
         return 0;
     }
 
@@ -64,10 +67,32 @@ final class AotTraining {
         new FileOutputStream(FileDescriptor.out).getChannel();
         new FileInputStream(FileDescriptor.in).getChannel();
         for (String type : PluginRegistry.TYPES) {
-            call(type, env("VERSION"), "", 0);
-            call(type, env(""), "", 0);
+            if (PluginRegistry.aotGroup(type).equals(group)) {
+                call(type, env("VERSION"), "", 0);
+                call(type, env(""), "", 0);
+            }
         }
-        staticIpam();
+        if (group.equals(PluginRegistry.PLAIN_GROUP)) {
+            staticIpam();
+        } else if (group.equals(PluginRegistry.NETLINK_GROUP)) {
+            if (!netns.isEmpty()) {
+                loopback();
+            }
+        } else {
+            failures.append("AOT training: unknown group ").append(group).append('\n');
+        }
+    }
+
+    /** In the build's own namespace (root only); DEL leaves lo down as a fresh namespace has it. */
+    private void loopback() {
+        String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot\",\"type\":\"loopback\"}";
+        call("loopback", env("ADD"), conf, 0);
+        call("loopback", env("CHECK"), conf, 0);
+        call("loopback", env("DEL"), conf, 0);
+        call("loopback", env("CHECK"), conf, 1);
+        Map<String, String> gone = env("DEL");
+        gone.put("CNI_NETNS", work.resolve("gone").toString());
+        call("loopback", gone, conf, 0);
     }
 
     private void staticIpam() {

@@ -17,8 +17,11 @@ jdk=$1 modules=$2 dist=$3 version=$4
 
 image=$dist/image
 main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
-# Start-up flags, measured on this machine (see the plugins-core README section of the report): C1 only, the serial
-# collector, no hsperfdata file, a small initial heap. JVM warnings go to stderr: stdout carries the CNI result.
+# Start-up flags, measured on this machine (plugins-core/bench): C1 only (the interpreter alone is slower for ADD),
+# the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
+# the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
+# InetAddress's initialization does not load and parse conf/security/java.security (JDK 25), which saves ~40 class
+# initializations and a file read in every plugin that handles an IP address.
 flags='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
@@ -30,6 +33,8 @@ say "jlink $image"
     --strip-debug --no-header-files --no-man-pages \
     --add-options=--enable-native-access=io.jcni.netlink \
     --output "$image"
+exceptions=$(sed -n 's/^jdk\.includeInExceptions=//p' "$image/conf/security/java.security" | tail -n 1)
+flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 
 # ---- launchers -------------------------------------------------------------------------------------------------
 image_abs=$(cd "$image" && pwd -P)

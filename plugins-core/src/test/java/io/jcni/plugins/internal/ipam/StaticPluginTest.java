@@ -73,8 +73,7 @@ class StaticPluginTest {
                 .args("IP=10.20.0.5/24,fd20::5/64;GATEWAY=10.20.0.1,10.10.0.200")
                 .stdin(conf("1.0.0", "\"addresses\":[{\"address\":\"10.10.0.1/24\"}]", "")).run(skel).result();
         assertThat(result.ips()).extracting(ip -> ip.address() + " " + ip.gateway())
-                .containsExactly("10.10.0.1/24 /10.10.0.200", "10.20.0.5/24 /10.20.0.1", "fd20:0:0:0:0:0:0:5/64 null"
-                        .replace("fd20:0:0:0:0:0:0:5", "fd20::5"));
+                .containsExactly("10.10.0.1/24 /10.10.0.200", "10.20.0.5/24 /10.20.0.1", "fd20::5/64 null");
     }
 
     @Test
@@ -106,7 +105,7 @@ class StaticPluginTest {
                 ",\"args\":{\"cni\":{\"ips\":[\"10.30.0.3/16\"]}},\"runtimeConfig\":{\"ips\":[\"10.40.0.4/24\","
                         + "\"fd40::4/64\"]}")).run(skel).result();
         assertThat(fromCapability.ips()).extracting(ip -> ip.address().toString())
-                .containsExactly("10.40.0.4/24", "fd40:0:0:0:0:0:0:4/64".replace("fd40:0:0:0:0:0:0:4", "fd40::4"));
+                .containsExactly("10.40.0.4/24", "fd40::4/64");
     }
 
     @Test

@@ -1,7 +1,9 @@
 package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.StaticPlugin;
+import io.jcni.plugins.internal.main.BridgePlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
+import io.jcni.plugins.internal.main.PtpPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
@@ -18,10 +20,10 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("loopback", "static");
+    public static final List<String> TYPES = List.of("bridge", "loopback", "ptp", "static");
 
     /** The types that use netlink-ffm; the others never touch FFM. */
-    private static final List<String> NETLINK_TYPES = List.of("loopback");
+    private static final List<String> NETLINK_TYPES = List.of("bridge", "loopback", "ptp");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -44,8 +46,14 @@ public final class PluginRegistry {
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "bridge":
+                skel = Skel.of(type, new BridgePlugin(), CniVersion.SUPPORTED);
+                break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "ptp":
+                skel = Skel.of(type, new PtpPlugin(), CniVersion.SUPPORTED);
                 break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);

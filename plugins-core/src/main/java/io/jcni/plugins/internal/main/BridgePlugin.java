@@ -10,6 +10,7 @@ import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.OperState;
 import io.jcni.plugins.internal.net.Checks;
+import io.jcni.plugins.internal.net.GratuitousArp;
 import io.jcni.plugins.internal.net.IfaceConfig;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Namespace;
@@ -44,8 +45,9 @@ import java.util.Optional;
  * <p>ADD: the bridge (created if missing: up, {@code accept_ra=0}, promiscuous if asked), the veth pair (host end
  * {@code veth<8 hex>} with {@code accept_ra=0}, port of the bridge with the hairpin, isolation and VLAN settings; the
  * container end CNI_IFNAME), then with IPAM: the addresses and routes in the container ({@code accept_dad=0} unless
- * {@code enabledad}, {@code arp_notify=1} for gratuitous ARP), with {@code isGateway} the gateway address on the
- * bridge and IP forwarding, with {@code isDefaultGateway} a default route per family. Result interfaces: bridge, host
+ * {@code enabledad}, {@code arp_notify=1}), with {@code isGateway} the gateway address on the bridge and IP
+ * forwarding, with {@code isDefaultGateway} a default route per family; once the port forwards, a gratuitous ARP for
+ * the container's IPv4 addresses ({@link GratuitousArp}). Result interfaces: bridge, host
  * veth, container veth (the IPs point at index 2). Every side effect registers its undo at once; shared state (the
  * bridge, its gateway address, forwarding, its sysctls) is undone only if this ADD changed it and, for the bridge and
  * its address, only while no other port is on the bridge.
@@ -62,6 +64,8 @@ import java.util.Optional;
 public final class BridgePlugin implements CniPlugin {
     /** Go's wait for the host end to be operationally up: sleeps before each look, in ms. */
     private static final int[] PORT_WAIT_MS = {0, 5, 20, 50, 500, 1000, 1000};
+    /** {@code BR_STATE_FORWARDING} of {@code linux/if_bridge.h}. */
+    private static final int BR_STATE_FORWARDING = 3;
 
     // ---- ADD -------------------------------------------------------------------------------------------------
 
@@ -127,6 +131,9 @@ public final class BridgePlugin implements CniPlugin {
 
             Link hostEnd = conf.disableContainerInterface() ? readLink(host, veth.host().index())
                     : waitForPort(host, veth.host());
+            if (conf.layer3() && hasIpv4(result.ips())) {
+                GratuitousArp.announce(container, veth.container());
+            }
             Link bridgeNow = readLink(host, bridge.index());
             interfaces.set(0, new Interface(bridgeNow.name(), mac(bridgeNow), ""));
             interfaces.set(1, new Interface(hostEnd.name(), mac(hostEnd), ""));
@@ -368,7 +375,8 @@ public final class BridgePlugin implements CniPlugin {
      */
     private static Link waitForPort(Namespace host, Link port) throws CniException {
         Link now = port;
-        for (int sleep : PORT_WAIT_MS) {
+        for (int i = 0; i < PORT_WAIT_MS.length; i++) {
+            int sleep = PORT_WAIT_MS[i];
             if (sleep > 0) {
                 try {
                     Thread.sleep(sleep);
@@ -378,7 +386,9 @@ public final class BridgePlugin implements CniPlugin {
                 }
             }
             now = readLink(host, port.index());
-            if (now.operState() == OperState.UP) {
+            // Up, and forwarding unless the bridge runs STP (then forwarding takes seconds, and Go does not wait).
+            if (now.operState() == OperState.UP
+                    && (now.bridgePort() == null || now.bridgePort().state() == BR_STATE_FORWARDING || i >= 3)) {
                 return now;
             }
         }
@@ -392,6 +402,15 @@ public final class BridgePlugin implements CniPlugin {
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to look up link " + index + " in " + ns, e);
         }
+    }
+
+    private static boolean hasIpv4(List<IpConfig> ips) {
+        for (IpConfig ip : ips) {
+            if (ip.isIpv4()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String mac(Link link) {

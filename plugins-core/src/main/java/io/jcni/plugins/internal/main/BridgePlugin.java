@@ -324,7 +324,7 @@ public final class BridgePlugin implements CniPlugin {
     /**
      * Go's {@code ensureAddr}: nothing to do if the bridge has the gateway address; another IPv4 address, or an IPv6
      * one of an overlapping subnet, is an error unless {@code forceAddress} (then it is replaced, and restored by the
-     * rollback). Afterwards the bridge's MAC is set to itself, so that it no longer follows its ports' addresses.
+     * rollback). Afterwards the bridge's MAC is set to what it was before the port joined, which pins it.
      */
     private static void ensureGatewayAddress(Namespace host, Link link, IpPrefix gateway, boolean force,
             String ownPort, Rollback rollback) throws CniException {
@@ -359,9 +359,10 @@ public final class BridgePlugin implements CniPlugin {
                     throw e;
                 }
             }
-            Link now = host.nl().link(link.index());
-            if (now.address() != null) {
-                host.nl().setAddress(now.index(), now.address());
+            // The MAC the bridge had before this ADD's port joined (as Go re-sets the address it read then): pinned,
+            // it no longer follows the lowest MAC among the ports, which changes as containers come and go.
+            if (link.address() != null) {
+                host.nl().setAddress(link.index(), link.address());
             }
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to set bridge addr: could not add IP address to \"" + link.name() + "\"",

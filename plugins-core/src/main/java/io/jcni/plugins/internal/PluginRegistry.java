@@ -2,6 +2,7 @@ package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
+import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
@@ -18,10 +19,10 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("loopback", "static");
+    public static final List<String> TYPES = List.of("loopback", "static", "tuning");
 
     /** The types that use netlink-ffm; the others never touch FFM. */
-    private static final List<String> NETLINK_TYPES = List.of("loopback");
+    private static final List<String> NETLINK_TYPES = List.of("loopback", "tuning");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -49,6 +50,9 @@ public final class PluginRegistry {
                 break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "tuning":
+                skel = Skel.of(type, new TuningPlugin(), CniVersion.SUPPORTED);
                 break;
             default:
                 return null;

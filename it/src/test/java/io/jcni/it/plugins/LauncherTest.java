@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
     static final String VERSION_PREFIX = "{\"cniVersion\":\"1.1.0\",\"supportedVersions\":[";
-    static final List<String> SHIPPED = List.of("bridge", "loopback", "ptp", "static");
+    static final List<String> SHIPPED = List.of("bridge", "loopback", "ptp", "static", "tuning");
 
     @TempDir
     Path tmp;

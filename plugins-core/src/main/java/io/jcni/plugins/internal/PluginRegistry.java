@@ -4,6 +4,7 @@ import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.internal.main.BridgePlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
 import io.jcni.plugins.internal.main.PtpPlugin;
+import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
@@ -20,10 +21,10 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bridge", "loopback", "ptp", "static");
+    public static final List<String> TYPES = List.of("bridge", "loopback", "ptp", "static", "tuning");
 
     /** The types that use netlink-ffm; the others never touch FFM. */
-    private static final List<String> NETLINK_TYPES = List.of("bridge", "loopback", "ptp");
+    private static final List<String> NETLINK_TYPES = List.of("bridge", "loopback", "ptp", "tuning");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -57,6 +58,9 @@ public final class PluginRegistry {
                 break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "tuning":
+                skel = Skel.of(type, new TuningPlugin(), CniVersion.SUPPORTED);
                 break;
             default:
                 return null;

@@ -77,6 +77,7 @@ final class AotTraining {
         } else if (group.equals(PluginRegistry.NETLINK_GROUP)) {
             if (!netns.isEmpty()) {
                 loopback();
+                interfacePlugins();
             }
         } else {
             failures.append("AOT training: unknown group ").append(group).append('\n');
@@ -93,6 +94,17 @@ final class AotTraining {
         Map<String, String> gone = env("DEL");
         gone.put("CNI_NETNS", work.resolve("gone").toString());
         call("loopback", gone, conf, 0);
+    }
+
+    /** bridge and ptp, in namespaces of their own (see {@link InterfaceTraining}). */
+    private void interfacePlugins() {
+        int[] counter = {0};
+        try {
+            failures.append(InterfaceTraining.run(work, counter));
+        } catch (IOException | RuntimeException e) {
+            failures.append("AOT training of the interface plugins failed: ").append(e).append('\n');
+        }
+        calls += counter[0];
     }
 
     private void staticIpam() {

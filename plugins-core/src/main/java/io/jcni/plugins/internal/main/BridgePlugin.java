@@ -75,9 +75,10 @@ public final class BridgePlugin implements CniPlugin {
         BridgeConfig conf = BridgeConfig.load(request, true);
         conf.refuseUnsupported();
         Rollback rollback = request.rollback();
+        timing.mark("config");
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            timing.mark("config+netns");
+            timing.mark("netns");
             Link bridge = ensureBridge(host, conf, rollback);
             timing.mark("bridge");
             VethPair veth = VethPair.create(host, container, request.ifName(), conf.mtu(), conf.mac(), rollback);
@@ -422,8 +423,11 @@ public final class BridgePlugin implements CniPlugin {
 
     @Override
     public void del(CniRequest request) throws CniException {
+        Timing timing = Timing.start(request.log(), "DEL");
         BridgeConfig conf = BridgeConfig.load(request, false);
+        timing.mark("config");
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
+        timing.mark("netns");
         if (container.isPresent()) {
             try (Namespace ns = container.get()) {
                 ns.nl().deleteLink(request.ifName());
@@ -435,9 +439,12 @@ public final class BridgePlugin implements CniPlugin {
         } else if (!request.netns().isEmpty()) {
             deleteOrphanedHostEnd(request, conf);
         }
+        timing.mark("link");
         if (conf.layer3()) {
             request.ipam().del();
+            timing.mark("ipam");
         }
+        timing.report();
     }
 
     /**

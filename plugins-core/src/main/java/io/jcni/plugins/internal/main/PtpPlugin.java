@@ -72,9 +72,10 @@ public final class PtpPlugin implements CniPlugin {
         if (conf.ipMasq()) {
             throw BridgeConfig.unsupported("ipMasq");
         }
+        timing.mark("config");
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            timing.mark("config+netns");
+            timing.mark("netns");
             Result ipam = Result.from(request.ipam().add());
             timing.mark("ipam");
             if (ipam.ips().isEmpty()) {
@@ -157,8 +158,11 @@ public final class PtpPlugin implements CniPlugin {
 
     @Override
     public void del(CniRequest request) throws CniException {
+        Timing timing = Timing.start(request.log(), "DEL");
         String ipamType = request.config().ipamType();
+        timing.mark("config");
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
+        timing.mark("netns");
         if (container.isPresent()) {
             try (Namespace ns = container.get()) {
                 ns.nl().deleteLink(request.ifName());
@@ -170,9 +174,12 @@ public final class PtpPlugin implements CniPlugin {
         } else if (!request.netns().isEmpty()) {
             deleteOrphanedHostEnd(request);
         }
+        timing.mark("link");
         if (!ipamType.isEmpty()) {
             request.ipam().del();
+            timing.mark("ipam");
         }
+        timing.report();
     }
 
     /** A surviving host end of a vanished namespace: the recorded veth, if it still holds a recorded gateway. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bridge + host-local ADD and DEL exec'd as a runtime execs them: jcni's against Debian's Go plugins, interleaved.
 
-    plugins-core/bench/bridge-bench.py [runs] [--ptp]      # as root, after ./mvnw -B package
+    plugins-core/bench/bridge-bench.py [runs] [--ptp] [--static]     # as root, after ./mvnw -B package
 
 Each round execs, in this order: Go ADD, jcni ADD, Go DEL, jcni DEL (then the same with the order of Go and jcni
 swapped in the next round, so neither always runs right after the other), each in its own namespace and on its own
@@ -12,7 +12,8 @@ is left outside the handler (JVM start, skel, decoding, JVM exit). A VERSION exe
 floor of an exec with no work.
 
 jcni's bridge finds host-local in CNI_PATH=dist/cni/bin:/usr/lib/cni: jcni's own (run in-process) once it ships,
-Go's (exec'd) until then; the report says which. Everything is made here and removed at the end: namespaces
+Go's (exec'd) until then; the report says which. With --static, both use the static IPAM plugin instead (Go's
+bridge execs Go's static, jcni's runs jcni's static in-process): what delegating in-process saves. Everything is made here and removed at the end: namespaces
 jcni-net-bench-*, bridges jcni-net-bgo/jcni-net-bjc, data dirs under /dev/shm. Medians; no assertion on time.
 """
 import json
@@ -49,20 +50,25 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     runs = int(args[0]) if args else 30
     plugin = "ptp" if "--ptp" in sys.argv else "bridge"
+    ipam_type = "static" if "--static" in sys.argv else "host-local"
     if os.geteuid() != 0:
         raise SystemExit("needs root (namespaces, bridges)")
-    for p in (os.path.join(DIST, plugin), os.path.join(GO, plugin), os.path.join(GO, "host-local")):
+    for p in (os.path.join(DIST, plugin), os.path.join(GO, plugin), os.path.join(GO, ipam_type)):
         if not os.access(p, os.X_OK):
             raise SystemExit(f"missing {p} (./mvnw -B package; apt-get install containernetworking-plugins)")
-    jcni_host_local = os.access(os.path.join(DIST, "host-local"), os.X_OK)
+    jcni_ipam = os.access(os.path.join(DIST, ipam_type), os.X_OK)
 
     work = tempfile.mkdtemp(prefix="jcni-net-bench.", dir="/dev/shm")
     sides = {}
     for side, subnet, cni_path in (("go", "10.217.1.0/24", GO), ("jcni", "10.217.2.0/24", DIST + ":" + GO)):
         ns = f"jcni-net-bench-{side}"
-        conf = {"cniVersion": "1.0.0", "name": f"bench-{side}", "type": plugin,
-                "ipam": {"type": "host-local", "dataDir": os.path.join(work, side),
-                         "ranges": [[{"subnet": subnet}]], "routes": [{"dst": "0.0.0.0/0"}]}}
+        ipam = {"type": "host-local", "dataDir": os.path.join(work, side), "ranges": [[{"subnet": subnet}]],
+                "routes": [{"dst": "0.0.0.0/0"}]}
+        if ipam_type == "static":
+            address = subnet.replace("0/24", "5/24")
+            ipam = {"type": "static", "addresses": [{"address": address, "gateway": subnet.replace("0/24", "1")}],
+                    "routes": [{"dst": "0.0.0.0/0"}]}
+        conf = {"cniVersion": "1.0.0", "name": f"bench-{side}", "type": plugin, "ipam": ipam}
         if plugin == "bridge":
             conf.update({"bridge": "jcni-net-bgo" if side == "go" else "jcni-net-bjc", "isGateway": True})
         exe = os.path.join(GO if side == "go" else DIST, plugin)
@@ -96,8 +102,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     ms = lambda ns: ns / 1e6
-    print(f"{plugin} + host-local, {runs} interleaved rounds; jcni's host-local: "
-          f"{'jcni (in-process)' if jcni_host_local else 'Go (exec) - jcni host-local not shipped yet'}")
+    print(f"{plugin} + {ipam_type}, {runs} interleaved rounds; jcni's {ipam_type}: "
+          f"{'jcni (in-process)' if jcni_ipam else 'Go (exec) - jcni ' + ipam_type + ' not shipped yet'}")
     print(f"{'':10} {'Go median':>10} {'jcni median':>12} {'ratio':>6}   (ms; min Go/jcni)")
     for command in ("ADD", "DEL", "VERSION"):
         g = statistics.median(sides["go"][command])

@@ -73,6 +73,14 @@ final class InterfaceTraining implements NetNs.Task<String, IOException> {
         cycle("ptp", ptp, bin, "eth3");
         call("bridge", env("ADD", bin, "eth4"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-br\",\"type\":\"bridge\","
                 + "\"ipMasq\":true}", 1);
+        // An IPAM plugin that is not jcni's is exec'd: train that path too (process start, pipes, the JDK's logging of
+        // process starts), with a script standing in for it.
+        Path foreign = bin.resolve("aot-exec-ipam");
+        Files.writeString(foreign, "#!/bin/sh\ncat >/dev/null\n[ \"$CNI_COMMAND\" = ADD ] || exit 0\n"
+                + "echo '{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.99.2.5/24\",\"gateway\":\"10.99.2.1\"}]}'\n");
+        Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwxr-xr-x"));
+        cycle("bridge", "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ex\",\"type\":\"bridge\",\"bridge\":\"aot-br2\","
+                + "\"isGateway\":true,\"ipam\":{\"type\":\"aot-exec-ipam\"}}", bin, "eth5");
         return failures.toString();
     }
 

@@ -1,4 +1,5 @@
 /** The plugin SDK and the CNI plugins, shipped as one jlink image with a launcher per plugin type. */
+@SuppressWarnings("module") // io.jcni.benchmarks is built after this module, so javac cannot see it here
 module io.jcni.plugins {
     requires transitive io.jcni.runtime;
     requires io.jcni.netlink;
@@ -7,4 +8,7 @@ module io.jcni.plugins {
     exports io.jcni.plugins;
     /** The plugin skeleton, for jcni's plugins and anyone writing a plugin in Java. */
     exports io.jcni.plugins.sdk;
+
+    // The host-local engine is internal; the benchmarks measure it directly.
+    exports io.jcni.plugins.internal.ipam.hostlocal to io.jcni.benchmarks;
 }

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * An immutable map from plugin type to an in-process implementation. A runtime configured with one runs those types in
- * its own JVM instead of exec'ing them (a {@code CniRuntime} option); a plugin's {@link Delegation} runs
+ * its own JVM instead of exec'ing them ({@link CniRuntime.Options#withInProcess}); a plugin's {@link Delegation} runs
  * a delegate in-process when its executable in CNI_PATH is a jcni launcher of a registered type.
  */
 public final class InProcessPlugins {

@@ -18,11 +18,21 @@ import java.util.Map;
 public final class PluginInvoker {
     private final ProcessRunner runner;
     private final OutputStream stderrSink;
+    private final WarmSpawner spawner;
 
     /** @param stderrSink where plugins' stderr goes; null discards it */
     public PluginInvoker(ProcessRunner runner, OutputStream stderrSink) {
+        this(runner, stderrSink, null);
+    }
+
+    /**
+     * @param stderrSink where plugins' stderr goes; null discards it
+     * @param spawner    warm launch helpers for execs with the base environment they were started with, or null
+     */
+    public PluginInvoker(ProcessRunner runner, OutputStream stderrSink, WarmSpawner spawner) {
         this.runner = runner;
         this.stderrSink = stderrSink;
+        this.spawner = spawner;
     }
 
     /**
@@ -33,7 +43,7 @@ public final class PluginInvoker {
      */
     public byte[] exec(Path executable, byte[] stdin, Map<String, String> baseEnv, Map<String, String> cniEnv,
             long timeoutNanos) throws PluginFailure {
-        ProcessRunner.Outcome outcome = runner.run(executable, stdin, baseEnv, cniEnv, timeoutNanos);
+        ProcessRunner.Outcome outcome = runner.run(executable, stdin, baseEnv, cniEnv, timeoutNanos, spawner);
         forward(outcome.stderr);
         if (outcome.stdoutOverflow) {
             throw new PluginFailure(new CniError(CniError.DECODING_FAILURE, "plugin " + executable

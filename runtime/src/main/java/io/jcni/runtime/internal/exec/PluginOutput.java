@@ -25,8 +25,8 @@ public final class PluginOutput {
     }
 
     /**
-     * The error of a plugin that exited non-zero (libcni's {@code pluginErr}), code 0 unless the plugin printed an error
-     * result: no stdout and no stderr: {@code netplugin failed with no error message: <exit>}; stderr only:
+     * The error of a plugin that exited non-zero (libcni's {@code pluginErr}), code 0 unless the plugin printed an
+     * error result: no stdout and no stderr: {@code netplugin failed with no error message: <exit>}; stderr only:
      * {@code netplugin failed: <%q of stderr>}; stdout an error result: that error unchanged; stdout anything else:
      * {@code netplugin failed but error parsing its diagnostic message <%q of stdout>: <parse error>}.
      *

@@ -46,7 +46,7 @@ public final class ProcessRunner {
     private final int busyRetries;
     private final long busyDelayMillis;
 
-    /** A runner retrying "text file busy" {@code busyRetries} times, {@code busyDelayMillis} apart (tests shorten it). */
+    /** A runner retrying "text file busy" {@code busyRetries} times, {@code busyDelayMillis} apart (tests: shorter). */
     public ProcessRunner(int busyRetries, long busyDelayMillis) {
         this.busyRetries = busyRetries;
         this.busyDelayMillis = busyDelayMillis;
@@ -69,6 +69,12 @@ public final class ProcessRunner {
         }
     }
 
+    /** As {@link #run(Path, byte[], Map, Map, long, WarmSpawner)} without warm helpers. */
+    public Outcome run(Path executable, byte[] stdin, Map<String, String> baseEnv, Map<String, String> cniEnv,
+            long timeoutNanos) throws PluginFailure {
+        return run(executable, stdin, baseEnv, cniEnv, timeoutNanos, null);
+    }
+
     /**
      * Runs {@code executable}.
      *
@@ -76,12 +82,29 @@ public final class ProcessRunner {
      *                     (cheaper: no copy), or any complete map
      * @param cniEnv       variables set on top (CNI_COMMAND and friends)
      * @param timeoutNanos 0 for none
+     * @param spawner      warm launch helpers started with {@code baseEnv} (see {@link WarmSpawner}), or null to spawn
+     *                     directly; a helper that cannot exec the plugin falls back to a direct spawn
      * @throws PluginFailure if the executable could not be started (code 0, libcni's text
      *                       {@code netplugin failed with no error message: fork/exec P: permission denied}), or the
      *                       environment holds a name or value the OS cannot carry (code 4)
      */
     public Outcome run(Path executable, byte[] stdin, Map<String, String> baseEnv, Map<String, String> cniEnv,
-            long timeoutNanos) throws PluginFailure {
+            long timeoutNanos, WarmSpawner spawner) throws PluginFailure {
+        if (spawner != null && WarmSpawner.carries(executable, cniEnv)) {
+            WarmSpawner.Helper helper = spawner.take();
+            if (helper != null) {
+                byte[] header = WarmSpawner.header(helper, executable, cniEnv);
+                byte[] input = Arrays.copyOf(header, header.length + stdin.length);
+                System.arraycopy(stdin, 0, input, header.length, stdin.length);
+                Outcome outcome = collect(helper.process, input, timeoutNanos, executable);
+                boolean execFailed = (outcome.status == 126 || outcome.status == 127) && outcome.stdout.length == 0
+                        && WarmSpawner.execFailed(helper, outcome.stderr);
+                if (!execFailed) {
+                    return outcome;
+                }
+                // The plugin never ran: a direct spawn reports why with the usual texts (and retries ETXTBSY).
+            }
+        }
         ProcessBuilder builder = new ProcessBuilder(executable.toString());
         try {
             Map<String, String> env = builder.environment();
@@ -94,7 +117,12 @@ public final class ProcessRunner {
             throw PluginFailure.engine(CniError.INVALID_ENVIRONMENT_VARIABLES,
                     "invalid environment for plugin " + executable + ": " + e.getMessage());
         }
-        Process process = start(builder, executable);
+        return collect(start(builder, executable), stdin, timeoutNanos, executable);
+    }
+
+    /** Feeds stdin, collects stdout and stderr, waits for the exit, and kills the tree at the timeout. */
+    private static Outcome collect(Process process, byte[] stdin, long timeoutNanos, Path executable)
+            throws PluginFailure {
         StderrDrain drain = new StderrDrain(process.getErrorStream());
         Pools.IO.execute(drain);
         Killer killer = null;
@@ -126,6 +154,11 @@ public final class ProcessRunner {
                 kill.cancel(false);
             }
         }
+    }
+
+    /** Runs a task on the shared I/O threads (used by {@link WarmSpawner} to start helpers in the background). */
+    static void submit(Runnable task) {
+        Pools.IO.execute(task);
     }
 
     private Process start(ProcessBuilder builder, Path executable) throws PluginFailure {

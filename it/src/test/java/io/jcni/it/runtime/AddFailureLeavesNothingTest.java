@@ -1,0 +1,142 @@
+package io.jcni.it.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jcni.it.support.HostLinks;
+import io.jcni.it.support.IpLink;
+import io.jcni.it.support.KernelState;
+import io.jcni.it.support.LeakCheck;
+import io.jcni.it.support.Locations;
+import io.jcni.it.support.Names;
+import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestNetns;
+import io.jcni.runtime.CniRuntime;
+import io.jcni.runtime.CniRuntimeException;
+import io.jcni.runtime.RuntimeConf;
+import io.jcni.spec.CniJson;
+import io.jcni.spec.NetworkConfigList;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An ADD that fails in the middle of a chain (Go bridge + host-local succeed, then the trivial plugin fails) leaves
+ * nothing behind: jcni deletes the whole list in reverse, so the container link, the host veth, the IP reservation
+ * and the cache entry are all gone, and the caller gets the failing plugin's error. libcni does not clean up; the
+ * last case shows what is left then.
+ */
+class AddFailureLeavesNothingTest {
+    private static final String TAG = "rt";
+
+    @TempDir
+    Path tmp;
+
+    private TestNetns netns;
+    private String bridge;
+
+    @BeforeEach
+    void world() {
+        Prerequisites.assumeRoot();
+        Prerequisites.assumeGoTools();
+        Prerequisites.assumeReferencePlugins("bridge", "host-local");
+        netns = TestNetns.create(TAG);
+        bridge = Names.link(TAG);
+    }
+
+    @AfterEach
+    void removeWorld() {
+        try {
+            if (netns != null) {
+                netns.close();
+            }
+        } finally {
+            if (bridge != null) {
+                HostLinks.deleteIfPresent(bridge);
+            }
+        }
+    }
+
+    @AfterAll
+    static void nothingLeft() {
+        if (Prerequisites.isRoot()) {
+            LeakCheck.assertNoneLeft(Names.prefix(TAG));
+        }
+    }
+
+    private NetworkConfigList failingChain(String mode) throws Exception {
+        return CniJson.decodeNetworkConfigList("""
+                {"cniVersion":"1.0.0","name":"jcni-rt-fail","plugins":[{"type":"bridge","bridge":"%s","ipam":\
+                {"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"10.216.4.0/24"}]]}},\
+                {"type":"trivial-plugin","mode":"%s","modeOn":"ADD"}]}"""
+                .formatted(bridge, tmp.resolve("ipam"), mode).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private CniRuntime runtime(boolean cleanup) {
+        return CniRuntime.create(CniRuntime.Options.of(List.of(Locations.referencePlugins(), Locations.goBin()))
+                .withCacheDir(tmp.resolve("cache")).withDeleteOnAddFailure(cleanup));
+    }
+
+    private List<String> bridgePorts() {
+        return KernelState.host().links().stream().filter(l -> bridge.equals(l.master())).map(IpLink::name).toList();
+    }
+
+    private List<String> reservations() throws Exception {
+        Path dir = tmp.resolve("ipam/jcni-rt-fail");
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> !n.equals("lock") && !n.startsWith("last_reserved_ip")).toList();
+        }
+    }
+
+    @ParameterizedTest(name = "trivial-plugin mode {0}")
+    @ValueSource(strings = {"error", "crash", "garbage"})
+    void aFailedAddIsCleanedUpCompletely(String mode) throws Exception {
+        RuntimeConf rt = new RuntimeConf("rt-fail-" + mode, netns.path().toString(), "eth0");
+
+        assertThatThrownBy(() -> runtime(true).addNetworkList(failingChain(mode), rt))
+                .isInstanceOfSatisfying(CniRuntimeException.class, e -> {
+                    assertThat(e.pluginType()).isEqualTo("trivial-plugin");
+                    assertThat(e.getMessage()).startsWith("plugin type=\"trivial-plugin\" failed (add): ");
+                    assertThat(e.getSuppressed()).as("the cleanup succeeded").isEmpty();
+                    if (mode.equals("error")) {
+                        assertThat(e.code()).isEqualTo(100);
+                        assertThat(e.error().msg()).isEqualTo("trivial-plugin: failure requested");
+                    }
+                });
+
+        assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
+        assertThat(bridgePorts()).as("veths left on the bridge").isEmpty();
+        assertThat(reservations()).as("host-local reservations").isEmpty();
+        Path results = tmp.resolve("cache/results");
+        assertThat(!Files.isDirectory(results) || Files.list(results).findAny().isEmpty()).isTrue();
+    }
+
+    @Test
+    void withoutCleanupAsInLibcniTheFirstPluginsWorkIsLeftForTheCallersDel() throws Exception {
+        RuntimeConf rt = new RuntimeConf("rt-leak", netns.path().toString(), "eth0");
+        NetworkConfigList list = failingChain("error");
+
+        assertThatThrownBy(() -> runtime(false).addNetworkList(list, rt)).isInstanceOf(CniRuntimeException.class);
+        assertThat(netns.kernel().link("eth0")).isPresent();
+        assertThat(bridgePorts()).hasSize(1);
+        assertThat(reservations()).containsExactly("10.216.4.2");
+
+        runtime(false).delNetworkList(list, rt);
+        assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
+        assertThat(bridgePorts()).isEmpty();
+        assertThat(reservations()).isEmpty();
+    }
+}

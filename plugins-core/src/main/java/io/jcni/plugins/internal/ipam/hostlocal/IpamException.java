@@ -1,0 +1,50 @@
+package io.jcni.plugins.internal.ipam.hostlocal;
+
+import java.io.Serial;
+
+/**
+ * A host-local allocation failure. The message is Go host-local's wording wherever Go has one, so that logs and error
+ * results read the same with either implementation; {@link #reason()} lets the plugin choose the CNI error code.
+ */
+public final class IpamException extends Exception {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    /** What went wrong, for the plugin edge to map onto a CNI error code. */
+    public enum Reason {
+        /** A range or range set is invalid (Go: "invalid range set 0: ..."): a network-config error. */
+        INVALID_RANGE,
+        /** A container ID, interface name or network name the on-disk format cannot hold. */
+        INVALID_ARGUMENT,
+        /** A requested IP is outside every range set, taken, or a gateway. */
+        REQUESTED_IP_UNAVAILABLE,
+        /** The attachment already holds an address in the range set and the policy is {@link OnExisting#REJECT}. */
+        DUPLICATE_ALLOCATION,
+        /** Every address of a range set is reserved. */
+        NO_ADDRESS_AVAILABLE,
+        /** Reading or writing the data directory failed. */
+        STORE_FAILURE
+    }
+
+    private final Reason reason;
+
+    public IpamException(Reason reason, String message) {
+        super(message);
+        this.reason = reason;
+    }
+
+    public IpamException(Reason reason, String message, Throwable cause) {
+        super(message, cause);
+        this.reason = reason;
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+
+    /** The same reason with Go's context prefix, e.g. {@code "failed to allocate for range 0: " + message}. */
+    IpamException prefixed(String prefix) {
+        return new IpamException(reason, prefix + getMessage(), this);
+    }
+}

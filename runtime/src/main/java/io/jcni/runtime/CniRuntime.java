@@ -1,0 +1,213 @@
+package io.jcni.runtime;
+
+import io.jcni.runtime.internal.RuntimeImpl;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.CniVersion;
+import io.jcni.spec.GcAttachment;
+import io.jcni.spec.NetworkConfigList;
+import io.jcni.spec.PluginConfig;
+import io.jcni.spec.VersionInfo;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The CNI runtime library: what a container runtime links to attach containers to networks (Java's libcni).
+ *
+ * <p>Operations execute plugins exactly as the spec's section 3 says (1.1.0 for GC and STATUS): for each plugin of the
+ * list, the runtime derives the execution configuration by injecting the list's {@code name} and {@code cniVersion},
+ * setting {@code runtimeConfig} to the capability arguments the plugin's {@code capabilities} enable, setting
+ * {@code prevResult}, and <em>removing {@code capabilities}</em> (as the spec requires; libcni 1.1 leaves it in); every
+ * other field passes through unchanged, in its order. Plugins are looked up in the CNI_PATH directories (or run
+ * in-process, see {@link Options#withInProcess}) and exec'd with this process's environment plus the CNI_* variables.
+ *
+ * <p>Concurrency: the object is thread-safe. Operations on different attachments run in parallel; operations on the
+ * same attachment (container ID and interface) are serialized, also across processes sharing the cache directory.
+ *
+ * <p>Differences from libcni 1.1.2, each deliberate: a failed ADD is cleaned up by a DEL of the whole list
+ * ({@link Options#withDeleteOnAddFailure}); results are converted to the list's version before they are passed on or
+ * cached; CHECK failures name the plugin like ADD and DEL failures; a corrupt cache file does not block DEL; a plugin's
+ * stderr reaches the sink also when it fails; {@code cniVersions} picks the highest version jcni supports.
+ */
+public interface CniRuntime {
+
+    /** A runtime with these options. */
+    static CniRuntime create(Options options) {
+        return new RuntimeImpl(options);
+    }
+
+    // ------------------------------------------------------------------------------------------ network lists
+
+    /**
+     * ADD: runs the plugins in order, each getting the previous one's result as {@code prevResult}, caches the final
+     * result for CHECK and DEL, and returns it (in the list's version). On failure nothing is cached and, unless
+     * disabled, the whole list is deleted in reverse order so that nothing leaks; the ADD failure is reported.
+     */
+    CniResult addNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException;
+
+    /**
+     * CHECK: runs the plugins in order with the cached ADD result as {@code prevResult}. Refused for versions before
+     * 0.4.0 (libcni's {@code configuration version "0.3.1" does not support the CHECK command}); a no-op when the list
+     * sets {@code disableCheck}.
+     */
+    void checkNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException;
+
+    /**
+     * DEL: runs the plugins in reverse order with the cached ADD result as {@code prevResult} (0.4.0 and later), then
+     * removes the cache entry. Stops at the first failure, as the spec says. A cache file that cannot be read is not
+     * an obstacle: the plugins run without {@code prevResult}.
+     */
+    void delNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException;
+
+    /**
+     * GC (spec 1.1.0): first deletes the cached attachments of this network that are not in {@code validAttachments}
+     * (as libcni does), then, for 1.1.0 lists, sends GC to every plugin with {@code cni.dev/valid-attachments} (and the
+     * legacy {@code cni.dev/attachments}). Continues past failures and reports them all together (the first as the
+     * exception, the others suppressed). A no-op when the list sets {@code disableGC}.
+     */
+    void gcNetworkList(NetworkConfigList list, List<GcAttachment> validAttachments) throws CniRuntimeException;
+
+    /**
+     * STATUS (spec 1.1.0): asks each plugin whether it is ready for ADD; a plugin's error (e.g. 50 "plugin not
+     * available") comes back unchanged in {@link CniRuntimeException#error()}. A no-op before 1.1.0.
+     */
+    void statusNetworkList(NetworkConfigList list) throws CniRuntimeException;
+
+    /**
+     * Checks that every plugin exists and supports the list's version (asking each its VERSION) and that jcni supports
+     * it too; returns the union of the enabled capabilities, sorted. All problems are collected into one failure.
+     */
+    List<String> validateNetworkList(NetworkConfigList list) throws CniRuntimeException;
+
+    // ------------------------------------------------------------------------------------------ single plugin configs
+
+    /** ADD of a single plugin configuration (a {@code .conf}); its own {@code name} and {@code cniVersion} apply. */
+    CniResult addNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException;
+
+    void checkNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException;
+
+    void delNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException;
+
+    /** As {@link #validateNetworkList} for one plugin configuration. */
+    List<String> validateNetwork(PluginConfig net) throws CniRuntimeException;
+
+    // ------------------------------------------------------------------------------------------ plugins and cache
+
+    /** The plugin's answer to VERSION (a plugin that predates VERSION supports 0.1.0). */
+    VersionInfo versionInfo(String pluginType) throws CniRuntimeException;
+
+    /** The cached ADD result of this attachment of the list's network, converted to the list's version. */
+    Optional<CniResult> cachedResult(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException;
+
+    /** The cached ADD result of this attachment of the network named {@code network}, converted to {@code version}. */
+    Optional<CniResult> cachedResult(String network, CniVersion version, RuntimeConf rt) throws CniRuntimeException;
+
+    /** The configuration and arguments the cached ADD of this attachment ran with. */
+    Optional<CachedConfig> cachedConfig(String network, RuntimeConf rt) throws CniRuntimeException;
+
+    /**
+     * The attachments in the result cache, sorted by file name; only those of {@code containerId} unless it is "".
+     * Files that are not readable cache entries are skipped, as libcni skips them.
+     */
+    List<CachedAttachment> cachedAttachments(String containerId) throws CniRuntimeException;
+
+    /**
+     * How a runtime runs plugins. Build with {@link #of(List)} and the {@code with...} methods.
+     *
+     * @param cniPath              directories searched for plugin executables, in order
+     * @param cacheDir             where results and locks live (libcni's default {@code /var/lib/cni})
+     * @param pluginTimeout        how long one plugin exec may run before it and its children are killed; zero for no
+     *                             limit (libcni's default). Not applied to in-process plugins
+     * @param stderr               where plugins' stderr goes (each call's output in one write)
+     * @param inProcess            plugin types to run in this JVM instead of exec'ing them; for those, CNI_PATH is not
+     *                             consulted
+     * @param deleteOnAddFailure   after a failed ADD, run DEL for the whole list in reverse (default true)
+     * @param environment          the environment plugins inherit (default: this process's); the CNI_* variables are
+     *                             set on top
+     * @param launchHelpers        how many launch helpers to keep started ahead of time (default 0: none). The JDK
+     *                             starts each process through an extra helper exec, ~0.5-0.7 ms per plugin exec here;
+     *                             a pre-started helper (a {@code dash} process waiting on its stdin, which then execs
+     *                             the plugin in place) takes that off the critical path, for one idle process per
+     *                             helper and the same CPU spent in the background. Plugins see exactly what a direct
+     *                             spawn gives them; where that cannot be guaranteed (no dash, an environment with
+     *                             {@code IFS}, {@code OPTIND} or {@code PPID}) plugins are spawned directly. Worth it
+     *                             for long-lived runtimes where the latency of each ADD counts
+     */
+    record Options(List<Path> cniPath, Path cacheDir, Duration pluginTimeout, OutputStream stderr,
+            InProcessPlugins inProcess, boolean deleteOnAddFailure, Map<String, String> environment,
+            int launchHelpers) {
+
+        /** libcni's default cache directory. */
+        public static final Path DEFAULT_CACHE_DIR = Path.of("/var/lib/cni");
+
+        public Options {
+            cniPath = List.copyOf(cniPath);
+            Objects.requireNonNull(cacheDir, "cacheDir");
+            Objects.requireNonNull(pluginTimeout, "pluginTimeout");
+            if (pluginTimeout.isNegative()) {
+                throw new IllegalArgumentException("pluginTimeout must not be negative: " + pluginTimeout);
+            }
+            Objects.requireNonNull(stderr, "stderr");
+            Objects.requireNonNull(inProcess, "inProcess");
+            // System.getenv() itself is kept (not copied): the exec engine then starts plugins from the inherited
+            // environment without rebuilding it.
+            environment = environment == System.getenv() ? environment : Map.copyOf(environment);
+            if (launchHelpers < 0) {
+                throw new IllegalArgumentException("launchHelpers must not be negative: " + launchHelpers);
+            }
+        }
+
+        /**
+         * Defaults: cache in {@link #DEFAULT_CACHE_DIR}, no timeout, stderr to {@link System#err}, no in-process
+         * plugins, cleanup after a failed ADD, this process's environment, no launch helpers.
+         */
+        public static Options of(List<Path> cniPath) {
+            return new Options(cniPath, DEFAULT_CACHE_DIR, Duration.ZERO, System.err, InProcessPlugins.none(), true,
+                    System.getenv(), 0);
+        }
+
+        public Options withCniPath(List<Path> dirs) {
+            return new Options(dirs, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers);
+        }
+
+        public Options withCacheDir(Path dir) {
+            return new Options(cniPath, dir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers);
+        }
+
+        public Options withPluginTimeout(Duration timeout) {
+            return new Options(cniPath, cacheDir, timeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers);
+        }
+
+        public Options withStderr(OutputStream sink) {
+            return new Options(cniPath, cacheDir, pluginTimeout, sink, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers);
+        }
+
+        public Options withInProcess(InProcessPlugins plugins) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, plugins, deleteOnAddFailure, environment,
+                    launchHelpers);
+        }
+
+        public Options withDeleteOnAddFailure(boolean enabled) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, enabled, environment,
+                    launchHelpers);
+        }
+
+        public Options withLaunchHelpers(int count) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    count);
+        }
+
+        public Options withEnvironment(Map<String, String> env) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, env,
+                    launchHelpers);
+        }
+    }
+}

@@ -1,0 +1,563 @@
+package io.jcni.runtime.internal;
+
+import io.jcni.runtime.CachedAttachment;
+import io.jcni.runtime.CachedConfig;
+import io.jcni.runtime.CniRuntime;
+import io.jcni.runtime.CniRuntimeException;
+import io.jcni.runtime.InProcessPlugin;
+import io.jcni.runtime.RuntimeConf;
+import io.jcni.runtime.internal.cache.AttachmentLocks;
+import io.jcni.runtime.internal.cache.ResultCache;
+import io.jcni.runtime.internal.exec.GoText;
+import io.jcni.runtime.internal.exec.PluginFailure;
+import io.jcni.runtime.internal.exec.PluginInvoker;
+import io.jcni.runtime.internal.exec.PluginLocator;
+import io.jcni.runtime.internal.exec.PluginOutput;
+import io.jcni.runtime.internal.exec.ProcessRunner;
+import io.jcni.runtime.internal.exec.WarmSpawner;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.CniJson;
+import io.jcni.spec.CniNames;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.CniVersion;
+import io.jcni.spec.GcAttachment;
+import io.jcni.spec.Json;
+import io.jcni.spec.JsonObject;
+import io.jcni.spec.NetworkConfigList;
+import io.jcni.spec.PluginConfig;
+import io.jcni.spec.VersionInfo;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** {@link CniRuntime}: list semantics, configuration derivation, cache and locks over the exec engine. */
+public final class RuntimeImpl implements CniRuntime {
+    private static final byte[] VERSION_STDIN =
+            ("{\"cniVersion\":\"" + CniVersion.LATEST + "\"}").getBytes(StandardCharsets.UTF_8);
+
+    private final Options options;
+    private final PluginInvoker invoker;
+    private final ResultCache cache;
+    private final AttachmentLocks locks;
+    private final String cniPath;
+    private final long timeoutNanos;
+
+    public RuntimeImpl(Options options) {
+        this.options = options;
+        this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, options.stderr(),
+                WarmSpawner.create(options.environment(), options.launchHelpers()));
+        this.cache = new ResultCache(options.cacheDir());
+        this.locks = new AttachmentLocks(options.cacheDir());
+        this.cniPath = PluginLocator.joinPath(options.cniPath());
+        this.timeoutNanos = options.pluginTimeout().toNanos();
+    }
+
+    /** What a list operation needs of a network, for a conflist or for a single plugin configuration. */
+    private record Net(String name, CniVersion version, List<PluginConfig> plugins, byte[] bytes,
+            boolean disableCheck, boolean disableGC) {
+        static Net of(NetworkConfigList list) {
+            return new Net(list.name(), list.cniVersion(), list.plugins(), list.bytes(), list.disableCheck(),
+                    list.disableGC());
+        }
+
+        static Net of(PluginConfig conf) {
+            return new Net(conf.name(), conf.cniVersion(), List.of(conf), CniJson.encode(conf), false, false);
+        }
+    }
+
+    // ============================================================================================ lists
+
+    @Override
+    public CniResult addNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
+        return add(Net.of(list), rt);
+    }
+
+    @Override
+    public void checkNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
+        check(Net.of(list), rt);
+    }
+
+    @Override
+    public void delNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
+        del(Net.of(list), rt);
+    }
+
+    @Override
+    public CniResult addNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException {
+        return add(Net.of(net), rt);
+    }
+
+    @Override
+    public void checkNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException {
+        check(Net.of(net), rt);
+    }
+
+    @Override
+    public void delNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException {
+        del(Net.of(net), rt);
+    }
+
+    private CniResult add(Net net, RuntimeConf rt) throws CniRuntimeException {
+        requireAttachment(net.name(), rt);
+        requireRunnable(net);
+        try (AttachmentLocks.Held _ = lock(rt)) {
+            CniResult result = null;
+            for (PluginConfig plugin : net.plugins()) {
+                try {
+                    byte[] out = invoke(plugin.type(), "ADD", execConfig(net, plugin, result, rt), rt);
+                    result = PluginOutput.result(out, net.version()).convertTo(net.version());
+                } catch (PluginFailure e) {
+                    throw cleanUp(net, rt, result, failed("plugin " + describe(plugin) + " failed (add): ",
+                            plugin.type(), e));
+                } catch (CniException e) {
+                    throw cleanUp(net, rt, result, failed("plugin " + describe(plugin) + " failed (add): ",
+                            plugin.type(), e));
+                }
+            }
+            try {
+                cache.write(net.name(), rt, net.bytes(), result);
+            } catch (IOException | CniException e) {
+                throw cleanUp(net, rt, result, new CniRuntimeException("failed to set network \"" + net.name()
+                        + "\" cached result: " + e.getMessage(), new CniError(CniError.IO_FAILURE,
+                        "failed to set network \"" + net.name() + "\" cached result", e.getMessage()), e));
+            }
+            return result;
+        }
+    }
+
+    /**
+     * After a failed ADD: DEL of the whole list in reverse (spec: "a delete must still be executed even if the add
+     * fails"), so that what the plugins before the failure created does not leak. prevResult is the last result the
+     * ADD produced (0.4.0 and later), the best account there is of what exists. Unlike a normal DEL, the cleanup goes
+     * on past failures, to release as much as it can; each failure is attached to the ADD failure, which is what the
+     * caller gets. The cache entry of the attachment is removed when the cleanup succeeded.
+     */
+    private CniRuntimeException cleanUp(Net net, RuntimeConf rt, CniResult lastResult, CniRuntimeException failure) {
+        if (!options.deleteOnAddFailure()) {
+            return failure;
+        }
+        CniResult prev = net.version().supportsCheck() ? lastResult : null;
+        boolean clean = true;
+        for (int i = net.plugins().size() - 1; i >= 0; i--) {
+            PluginConfig plugin = net.plugins().get(i);
+            String prefix = "cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ";
+            try {
+                invoke(plugin.type(), "DEL", execConfig(net, plugin, prev, rt), rt);
+            } catch (PluginFailure e) {
+                clean = false;
+                failure.addSuppressed(failed(prefix, plugin.type(), e));
+            } catch (CniException e) {
+                clean = false;
+                failure.addSuppressed(failed(prefix, plugin.type(), e));
+            }
+        }
+        if (clean) {
+            try {
+                cache.delete(net.name(), rt);
+            } catch (IOException | CniException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        return failure;
+    }
+
+    private void check(Net net, RuntimeConf rt) throws CniRuntimeException {
+        if (!net.version().supportsCheck()) {
+            throw new CniRuntimeException("configuration version \"" + net.version()
+                    + "\" does not support the CHECK command", new CniError(CniError.INCOMPATIBLE_CNI_VERSION,
+                    "configuration version \"" + net.version() + "\" does not support the CHECK command"), null);
+        }
+        if (net.disableCheck()) {
+            return;
+        }
+        requireAttachment(net.name(), rt);
+        requireRunnable(net);
+        try (AttachmentLocks.Held _ = lock(rt)) {
+            CniResult cached = cachedForOperation(net, rt);
+            for (PluginConfig plugin : net.plugins()) {
+                String prefix = "plugin " + describe(plugin) + " failed (check): ";
+                try {
+                    invoke(plugin.type(), "CHECK", execConfig(net, plugin, cached, rt), rt);
+                } catch (PluginFailure e) {
+                    throw failed(prefix, plugin.type(), e);
+                } catch (CniException e) {
+                    throw failed(prefix, plugin.type(), e);
+                }
+            }
+        }
+    }
+
+    private void del(Net net, RuntimeConf rt) throws CniRuntimeException {
+        requireAttachment(net.name(), rt);
+        requireRunnable(net);
+        try (AttachmentLocks.Held _ = lock(rt)) {
+            delLocked(net, rt);
+        }
+    }
+
+    private void delLocked(Net net, RuntimeConf rt) throws CniRuntimeException {
+        CniResult cached = null;
+        if (net.version().supportsCheck()) {
+            try {
+                cached = cache.result(net.name(), rt, net.version()).orElse(null);
+            } catch (CniException e) {
+                // Deliberate (libcni 1.1.2 fails here, later libcni versions do as jcni): an unreadable cache file
+                // must not make the attachment undeletable. The plugins run without prevResult; the file goes.
+                cached = null;
+            }
+        }
+        for (int i = net.plugins().size() - 1; i >= 0; i--) {
+            PluginConfig plugin = net.plugins().get(i);
+            String prefix = "plugin " + describe(plugin) + " failed (delete): ";
+            try {
+                invoke(plugin.type(), "DEL", execConfig(net, plugin, cached, rt), rt);
+            } catch (PluginFailure e) {
+                throw failed(prefix, plugin.type(), e);
+            } catch (CniException e) {
+                throw failed(prefix, plugin.type(), e);
+            }
+        }
+        try {
+            cache.delete(net.name(), rt);
+        } catch (IOException | CniException e) {
+            throw new CniRuntimeException("failed to remove network \"" + net.name() + "\" cached result: "
+                    + e.getMessage(), new CniError(CniError.IO_FAILURE, "failed to remove cached result",
+                    e.getMessage()), e);
+        }
+    }
+
+    @Override
+    public void gcNetworkList(NetworkConfigList list, List<GcAttachment> validAttachments)
+            throws CniRuntimeException {
+        if (list.disableGC()) {
+            return;
+        }
+        Net net = Net.of(list);
+        requireRunnable(net);
+        List<CniRuntimeException> errors = new ArrayList<>();
+        Set<GcAttachment> valid = new HashSet<>(validAttachments);
+        for (CachedAttachment stale : cachedAttachments("")) {
+            RuntimeConf rt = stale.runtimeConf();
+            if (!stale.network().equals(list.name()) || valid.contains(rt.attachment())) {
+                continue;
+            }
+            try {
+                del(net, rt);
+            } catch (CniRuntimeException e) {
+                errors.add(new CniRuntimeException("failed to delete stale attachment " + rt.containerId() + " "
+                        + rt.ifName() + ": " + e.getMessage(), e.error(), e.fromPlugin(), e.pluginType(),
+                        e.stderr(), e));
+            }
+        }
+        if (net.version().supportsGcAndStatus()) {
+            RuntimeConf none = new RuntimeConf("", "", "");
+            for (PluginConfig plugin : net.plugins()) {
+                String prefix = "failed to GC plugin " + plugin.type() + ": ";
+                try {
+                    byte[] stdin = CniJson.encode(baseConfig(net, plugin).withValidAttachments(validAttachments));
+                    invoke(plugin.type(), "GC", stdin, none);
+                } catch (PluginFailure e) {
+                    errors.add(failed(prefix, plugin.type(), e));
+                } catch (CniException e) {
+                    errors.add(failed(prefix, plugin.type(), e));
+                }
+            }
+        }
+        throwAll(errors);
+    }
+
+    @Override
+    public void statusNetworkList(NetworkConfigList list) throws CniRuntimeException {
+        Net net = Net.of(list);
+        if (!net.version().supportsGcAndStatus()) {
+            return;
+        }
+        requireRunnable(net);
+        RuntimeConf none = new RuntimeConf("", "", "");
+        for (PluginConfig plugin : net.plugins()) {
+            String prefix = "plugin " + describe(plugin) + " failed (status): ";
+            try {
+                invoke(plugin.type(), "STATUS", CniJson.encode(baseConfig(net, plugin)), none);
+            } catch (PluginFailure e) {
+                throw failed(prefix, plugin.type(), e);
+            } catch (CniException e) {
+                throw failed(prefix, plugin.type(), e);
+            }
+        }
+    }
+
+    @Override
+    public List<String> validateNetworkList(NetworkConfigList list) throws CniRuntimeException {
+        return validate(Net.of(list));
+    }
+
+    @Override
+    public List<String> validateNetwork(PluginConfig net) throws CniRuntimeException {
+        return validate(Net.of(net));
+    }
+
+    private List<String> validate(Net net) throws CniRuntimeException {
+        List<CniRuntimeException> errors = new ArrayList<>();
+        if (!net.version().isSupported()) {
+            errors.add(unsupportedVersion(net));
+        }
+        if (net.plugins().isEmpty()) {
+            errors.add(noPlugins(net));
+        }
+        TreeSet<String> capabilities = new TreeSet<>();
+        for (PluginConfig plugin : net.plugins()) {
+            try {
+                VersionInfo info = versionInfo(plugin.type());
+                if (!info.supports(net.version())) {
+                    String msg = "plugin " + plugin.type() + " does not support config version \"" + net.version()
+                            + "\"";
+                    errors.add(new CniRuntimeException(msg, new CniError(CniError.INCOMPATIBLE_CNI_VERSION, msg,
+                            "it supports " + info.supportedVersions()), false, plugin.type(), "", null));
+                }
+            } catch (CniRuntimeException e) {
+                errors.add(e);
+            }
+            capabilities.addAll(plugin.enabledCapabilities());
+        }
+        throwAll(errors);
+        return List.copyOf(capabilities);
+    }
+
+    @Override
+    public VersionInfo versionInfo(String pluginType) throws CniRuntimeException {
+        // libcni's VERSION call: dummy values for plugins built on an older skel that insists on them.
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("CNI_COMMAND", "VERSION");
+        env.put("CNI_CONTAINERID", "");
+        env.put("CNI_NETNS", "dummy");
+        env.put("CNI_ARGS", "");
+        env.put("CNI_IFNAME", "dummy");
+        env.put("CNI_PATH", "dummy");
+        byte[] out;
+        try {
+            out = run(pluginType, VERSION_STDIN, env);
+        } catch (PluginFailure e) {
+            if (e.error().message().equals("unknown CNI_COMMAND: VERSION")) {
+                return new VersionInfo("0.1.0", List.of("0.1.0"));
+            }
+            throw failed("", pluginType, e);
+        }
+        try {
+            return PluginOutput.versionInfo(out);
+        } catch (PluginFailure e) {
+            throw failed("", pluginType, e);
+        }
+    }
+
+    // ============================================================================================ cache
+
+    @Override
+    public Optional<CniResult> cachedResult(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
+        return cachedResult(list.name(), list.cniVersion(), rt);
+    }
+
+    @Override
+    public Optional<CniResult> cachedResult(String network, CniVersion version, RuntimeConf rt)
+            throws CniRuntimeException {
+        requireAttachment(network, rt);
+        try {
+            return cache.result(network, rt, version);
+        } catch (CniException e) {
+            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+        }
+    }
+
+    @Override
+    public Optional<CachedConfig> cachedConfig(String network, RuntimeConf rt) throws CniRuntimeException {
+        requireAttachment(network, rt);
+        try {
+            return cache.config(network, rt);
+        } catch (CniException e) {
+            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+        }
+    }
+
+    @Override
+    public List<CachedAttachment> cachedAttachments(String containerId) throws CniRuntimeException {
+        try {
+            return cache.attachments(containerId);
+        } catch (IOException e) {
+            throw new CniRuntimeException("cannot list cached attachments in " + cache.resultsDir() + ": "
+                    + e.getMessage(), new CniError(CniError.IO_FAILURE, "cannot list cached attachments",
+                    e.getMessage()), e);
+        }
+    }
+
+    /** The cached result for CHECK (which fails on an unreadable cache, as libcni's does). */
+    private CniResult cachedForOperation(Net net, RuntimeConf rt) throws CniRuntimeException {
+        try {
+            return cache.result(net.name(), rt, net.version()).orElse(null);
+        } catch (CniException e) {
+            throw new CniRuntimeException("failed to get network \"" + net.name() + "\" cached result: "
+                    + e.getMessage(), e.error(), e);
+        }
+    }
+
+    // ============================================================================================ execution
+
+    /**
+     * The execution configuration (spec section 3, "Deriving execution configuration from plugin configuration"): the
+     * plugin's configuration with {@code name} and {@code cniVersion} of the network, {@code capabilities} removed,
+     * {@code runtimeConfig} set to the capability arguments its enabled capabilities select (left as it is when none
+     * do), and {@code prevResult} when there is one; all other keys unchanged and in place.
+     */
+    private static byte[] execConfig(Net net, PluginConfig plugin, CniResult prev, RuntimeConf rt)
+            throws CniException {
+        PluginConfig config = baseConfig(net, plugin);
+        JsonObject runtimeConfig = runtimeConfig(plugin, rt.capabilityArgs());
+        if (!runtimeConfig.isEmpty()) {
+            config = config.withRuntimeConfig(runtimeConfig);
+        }
+        if (prev != null) {
+            config = config.withPrevResult(prev.convertTo(net.version()));
+        }
+        return CniJson.encode(config);
+    }
+
+    private static PluginConfig baseConfig(Net net, PluginConfig plugin) throws CniException {
+        return plugin.withName(net.name()).withCniVersion(net.version()).withoutCapabilities();
+    }
+
+    /** The capability arguments whose capability the plugin enables, in the plugin's capability order. */
+    static JsonObject runtimeConfig(PluginConfig plugin, JsonObject capabilityArgs) {
+        if (capabilityArgs.isEmpty()) {
+            return JsonObject.EMPTY;
+        }
+        LinkedHashMap<String, Json> selected = new LinkedHashMap<>();
+        for (String capability : plugin.enabledCapabilities()) {
+            Optional<Json> value = capabilityArgs.get(capability);
+            if (value.isPresent()) {
+                selected.put(capability, value.get());
+            }
+        }
+        return selected.isEmpty() ? JsonObject.EMPTY : JsonObject.of(selected);
+    }
+
+    private byte[] invoke(String type, String command, byte[] stdin, RuntimeConf rt) throws PluginFailure {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("CNI_COMMAND", command);
+        env.put("CNI_CONTAINERID", rt.containerId());
+        env.put("CNI_NETNS", rt.netns());
+        env.put("CNI_ARGS", rt.args().toString());
+        env.put("CNI_IFNAME", rt.ifName());
+        env.put("CNI_PATH", cniPath);
+        return run(type, stdin, env);
+    }
+
+    private byte[] run(String type, byte[] stdin, Map<String, String> cniEnv) throws PluginFailure {
+        Optional<InProcessPlugin> inProcess = options.inProcess().find(type);
+        if (inProcess.isPresent()) {
+            Map<String, String> env = new HashMap<>(options.environment());
+            env.putAll(cniEnv);
+            return invoker.inProcess(type, inProcess.get(), stdin, env);
+        }
+        return invoker.exec(PluginLocator.find(type, options.cniPath()), stdin, options.environment(), cniEnv,
+                timeoutNanos);
+    }
+
+    // ============================================================================================ checks and errors
+
+    /**
+     * The names become CNI_* values and the cache file's name, so they are checked before anything runs (libcni checks
+     * them at ADD only; jcni for every verb that touches the cache, so no name can reach outside it).
+     */
+    private static void requireAttachment(String network, RuntimeConf rt) throws CniRuntimeException {
+        try {
+            CniNames.requireContainerId(rt.containerId());
+            CniNames.requireNetworkName(network);
+            CniNames.requireInterfaceName(rt.ifName());
+        } catch (CniException e) {
+            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+        }
+    }
+
+    private static void requireRunnable(Net net) throws CniRuntimeException {
+        if (!net.version().isSupported()) {
+            throw unsupportedVersion(net);
+        }
+        if (net.plugins().isEmpty()) {
+            throw noPlugins(net);
+        }
+    }
+
+    private static CniRuntimeException unsupportedVersion(Net net) {
+        String msg = "network \"" + net.name() + "\": unsupported CNI version \"" + net.version() + "\"";
+        return new CniRuntimeException(msg, new CniError(CniError.INCOMPATIBLE_CNI_VERSION, msg,
+                "jcni supports " + CniVersion.SUPPORTED), null);
+    }
+
+    private static CniRuntimeException noPlugins(Net net) {
+        String msg = "network \"" + net.name() + "\" has no plugins";
+        return new CniRuntimeException(msg, new CniError(CniError.INVALID_NETWORK_CONFIG, msg), null);
+    }
+
+    private AttachmentLocks.Held lock(RuntimeConf rt) throws CniRuntimeException {
+        try {
+            return locks.acquire(rt.containerId(), rt.ifName());
+        } catch (IOException e) {
+            throw new CniRuntimeException("cannot lock attachment " + rt.containerId() + "/" + rt.ifName() + ": "
+                    + e.getMessage(), new CniError(CniError.IO_FAILURE, "cannot lock attachment", e.getMessage()),
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CniRuntimeException("interrupted while waiting for attachment " + rt.containerId() + "/"
+                    + rt.ifName(), new CniError(CniError.INTERNAL, "interrupted"), e);
+        }
+    }
+
+    /** libcni's {@code pluginDescription}: {@code type="bridge"}, plus {@code name="x"} if the plugin has one. */
+    static String describe(PluginConfig plugin) {
+        String out = "type=" + GoText.quote(plugin.type().getBytes(StandardCharsets.UTF_8));
+        return plugin.name().isEmpty() ? out
+                : out + " name=" + GoText.quote(plugin.name().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static CniRuntimeException failed(String prefix, String type, PluginFailure e) {
+        return new CniRuntimeException(prefix + e.getMessage(), e.error(), e.fromPlugin(), type, e.stderrText(), e);
+    }
+
+    private static CniRuntimeException failed(String prefix, String type, CniException e) {
+        return new CniRuntimeException(prefix + e.getMessage(), e.error(), false, type, "", e);
+    }
+
+    /**
+     * Reports collected failures together, as libcni's {@code errors.Join}: the message lists each on its own line;
+     * the first is the cause and gives the error code, all are suppressed exceptions for inspection.
+     */
+    private static void throwAll(List<CniRuntimeException> errors) throws CniRuntimeException {
+        if (errors.isEmpty()) {
+            return;
+        }
+        if (errors.size() == 1) {
+            throw errors.getFirst();
+        }
+        StringBuilder message = new StringBuilder();
+        for (CniRuntimeException e : errors) {
+            if (!message.isEmpty()) {
+                message.append('\n');
+            }
+            message.append(e.getMessage());
+        }
+        CniRuntimeException first = errors.getFirst();
+        CniRuntimeException all = new CniRuntimeException(message.toString(), first.error(), first.fromPlugin(),
+                first.pluginType(), first.stderr(), first);
+        for (CniRuntimeException e : errors) {
+            all.addSuppressed(e);
+        }
+        throw all;
+    }
+}

@@ -1,0 +1,223 @@
+package io.jcni.runtime.internal.exec;
+
+import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Launch helpers started ahead of time, to take the JDK's spawn cost off the exec's critical path.
+ *
+ * <p>Why: the JDK starts every process through {@code jspawnhelper} (posix_spawn of the helper, which then execs the
+ * target): one more exec of a dynamically linked program than Go's fork+exec, about 0.5-0.7 ms here. A warm helper is
+ * a {@code dash} process already started (by the JDK, in the background) with the runtime's environment, blocked
+ * reading its stdin. To run a plugin, the runtime writes a header to that stdin, then the plugin's config; the helper
+ * reads the header (dash reads a pipe byte by byte, so the config stays unread for the plugin), exports the CNI_*
+ * variables, and {@code exec}s the plugin in place: same pid, same pipes, so stdout, stderr, exit status, timeout and
+ * kill work exactly as with a direct spawn.
+ *
+ * <p>Header: a random nonce, the executable's path, one {@code NAME=value} line per CNI_* variable, an empty line.
+ * If the {@code exec} fails, the helper's EXIT trap prints the nonce on stderr (a successful exec replaces the shell,
+ * traps and all); the runner then knows the plugin never ran and spawns it directly, which reports the failure with
+ * the usual texts and retries "text file busy". The nonce travels on stdin, not argv, so the plugin cannot see it.
+ *
+ * <p>Transparency: the plugin must see exactly the environment a direct spawn gives. dash changes a few variables it
+ * manages ({@code IFS}, {@code OPTIND}, {@code PPID}) when they are in its environment, and adds {@code PWD}: helpers
+ * are therefore used only when the base environment has none of the first three (the helper unsets {@code PWD} if the
+ * base environment lacks it), only when {@code /bin/dash} or {@code /usr/bin/dash} exists, and only for values
+ * without newlines. Otherwise the runner spawns directly. Idle helpers exit by themselves when the JVM goes (their
+ * stdin closes) and are destroyed when their spawner becomes unreachable.
+ */
+public final class WarmSpawner {
+    private static final List<String> SHELL_MANAGED = List.of("IFS", "OPTIND", "PPID");
+    private static final Cleaner CLEANER = Cleaner.create(
+            Thread.ofPlatform().daemon().name("jcni-warm-spawner-cleaner").factory());
+
+    private final List<String> command;
+    private final Map<String, String> baseEnv;
+    private final int idle;
+    private final State state;
+
+    /** One started helper and the nonce it will print if its exec fails. */
+    public static final class Helper {
+        final Process process;
+        final byte[] nonce;
+
+        Helper(Process process, byte[] nonce) {
+            this.process = process;
+            this.nonce = nonce;
+        }
+    }
+
+    /** The idle helpers; separate from the spawner so that the cleaner does not keep the spawner reachable. */
+    private static final class State implements Runnable {
+        final ConcurrentLinkedQueue<Helper> ready = new ConcurrentLinkedQueue<>();
+        final AtomicInteger pending = new AtomicInteger();
+        volatile boolean closed;
+
+        @Override
+        public void run() {
+            closed = true;
+            for (Helper helper; (helper = ready.poll()) != null; ) {
+                helper.process.destroy();
+            }
+        }
+    }
+
+    private WarmSpawner(Path dash, Map<String, String> baseEnv, int idle) {
+        this.baseEnv = baseEnv;
+        this.idle = idle;
+        this.state = new State();
+        StringBuilder script = new StringBuilder()
+                .append("IFS= read -r n || exit 125\n")
+                .append("trap 'printf \"%s\" \"$n\" >&2' EXIT\n")
+                .append("IFS= read -r p || exit 125\n")
+                .append("while IFS= read -r kv && [ -n \"$kv\" ]; do export \"$kv\" || exit 125; done\n");
+        if (!baseEnv.containsKey("PWD")) {
+            script.append("unset PWD\n");
+        }
+        script.append("exec \"$p\"\n");
+        this.command = List.of(dash.toString(), "-c", script.toString());
+        CLEANER.register(this, state);
+    }
+
+    /**
+     * A spawner keeping {@code idle} helpers ready, or null if helpers cannot be transparent here (no dash, or the
+     * environment holds variables dash would change). Helpers start on first use.
+     */
+    public static WarmSpawner create(Map<String, String> baseEnv, int idle) {
+        if (idle <= 0) {
+            return null;
+        }
+        for (String name : SHELL_MANAGED) {
+            if (baseEnv.containsKey(name)) {
+                return null;
+            }
+        }
+        for (Path dash : List.of(Path.of("/bin/dash"), Path.of("/usr/bin/dash"))) {
+            if (Files.isExecutable(dash)) {
+                return new WarmSpawner(dash, baseEnv, idle);
+            }
+        }
+        return null;
+    }
+
+    /** Whether a plugin with these values can go through a helper (no newline, which would break the header). */
+    static boolean carries(Path executable, Map<String, String> cniEnv) {
+        if (executable.toString().indexOf('\n') >= 0) {
+            return false;
+        }
+        for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
+            if (entry.getKey().indexOf('\n') >= 0 || entry.getKey().indexOf('=') >= 0
+                    || entry.getValue().indexOf('\n') >= 0 || !isName(entry.getKey())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isName(String name) {
+        if (name.isEmpty() || Character.isDigit(name.charAt(0))) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A ready helper, or null if none is (the caller spawns directly); starts replacements in the background. */
+    Helper take() {
+        Helper helper;
+        while ((helper = state.ready.poll()) != null && !helper.process.isAlive()) {
+            // An idle helper that died (killed from outside): skip it.
+        }
+        refill();
+        return helper;
+    }
+
+    /** The header that makes {@code helper} exec {@code executable} with {@code cniEnv} on top of its environment. */
+    static byte[] header(Helper helper, Path executable, Map<String, String> cniEnv) {
+        StringBuilder header = new StringBuilder(256);
+        header.append(new String(helper.nonce, StandardCharsets.ISO_8859_1)).append('\n');
+        header.append(executable).append('\n');
+        for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
+            header.append(entry.getKey()).append('=').append(entry.getValue()).append('\n');
+        }
+        return header.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** True if stderr ends with the helper's nonce: its exec failed and the plugin never ran. */
+    static boolean execFailed(Helper helper, byte[] stderr) {
+        byte[] nonce = helper.nonce;
+        if (stderr.length < nonce.length) {
+            return false;
+        }
+        for (int i = 0; i < nonce.length; i++) {
+            if (stderr[stderr.length - nonce.length + i] != nonce[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Helpers started and waiting (tests). */
+    int readyCount() {
+        return state.ready.size();
+    }
+
+    private void refill() {
+        while (!state.closed && state.ready.size() + state.pending.get() < idle) {
+            state.pending.incrementAndGet();
+            ProcessRunner.submit(new Spawn(command, baseEnv, state));
+        }
+    }
+
+    private static final class Spawn implements Runnable {
+        private final List<String> command;
+        private final Map<String, String> baseEnv;
+        private final State state;
+
+        Spawn(List<String> command, Map<String, String> baseEnv, State state) {
+            this.command = command;
+            this.baseEnv = baseEnv;
+            this.state = state;
+        }
+
+        @Override
+        public void run() {
+            try {
+                ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command));
+                if (baseEnv != System.getenv()) {
+                    Map<String, String> env = builder.environment();
+                    env.clear();
+                    env.putAll(baseEnv);
+                }
+                byte[] random = new byte[16];
+                ThreadLocalRandom.current().nextBytes(random);
+                byte[] nonce = ("jcni-helper-" + HexFormat.of().formatHex(random)).getBytes(StandardCharsets.US_ASCII);
+                Process process = builder.start();
+                if (state.closed) {
+                    process.destroy();
+                } else {
+                    state.ready.add(new Helper(process, nonce));
+                }
+            } catch (IOException | RuntimeException e) {
+                // No helper this time: the next exec spawns directly.
+            } finally {
+                state.pending.decrementAndGet();
+            }
+        }
+    }
+}

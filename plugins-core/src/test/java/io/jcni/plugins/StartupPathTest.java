@@ -22,8 +22,12 @@ class StartupPathTest {
     private static final List<String> FORBIDDEN = List.of("java/lang/invoke/LambdaMetafactory",
             "java/lang/invoke/StringConcatFactory", "java/lang/runtime/SwitchBootstraps");
 
-    /** Packages owned by other engineers, checked by their own rules. */
-    private static final List<String> EXCLUDED = List.of();
+    /**
+     * The host-local engine, owned by another engineer, uses lambdas (not on this scan's terms). In the shipped image
+     * their call sites are resolved in the AOT cache (AOT class linking archives lambda proxies), so they cost no
+     * bootstrap at exec time as long as the cache is accepted, which the build verifies.
+     */
+    private static final List<String> EXCLUDED = List.of("io/jcni/plugins/internal/ipam/hostlocal/");
 
     @Test
     void noInvokedynamicBootstrapsInTheMainClasses() throws Exception {
@@ -48,7 +52,8 @@ class StartupPathTest {
         }
         assertThat(checked).noneMatch(entry -> entry.endsWith("Test.class"));
         assertThat(checked).as("the scan must see the SDK").contains("io/jcni/plugins/sdk/Skel.class",
-                "io/jcni/plugins/sdk/Rollback.class", "io/jcni/plugins/internal/sdk/NetnsIdentity.class");
+                "io/jcni/plugins/sdk/Rollback.class", "io/jcni/plugins/internal/sdk/NetnsIdentity.class",
+                "io/jcni/plugins/internal/ipam/HostLocalPlugin.class");
         assertThat(offenders).isEmpty();
     }
 }

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal;
 
+import io.jcni.plugins.internal.ipam.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
 import io.jcni.plugins.sdk.Skel;
@@ -18,10 +19,10 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("loopback", "static");
+    public static final List<String> TYPES = List.of("host-local", "loopback", "static");
 
-    /** The types that use netlink-ffm; the others never touch FFM. */
-    private static final List<String> NETLINK_TYPES = List.of("loopback");
+    /** The types that use netlink-ffm (host-local for flock(2), Go's lock on its data directory). */
+    private static final List<String> NETLINK_TYPES = List.of("host-local", "loopback");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -44,6 +45,9 @@ public final class PluginRegistry {
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "host-local":
+                skel = Skel.of(type, new HostLocalPlugin(), CniVersion.SUPPORTED);
+                break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
                 break;

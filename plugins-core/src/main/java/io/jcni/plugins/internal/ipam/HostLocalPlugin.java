@@ -197,9 +197,11 @@ public final class HostLocalPlugin implements CniPlugin {
                     allocation.range().subnet().length()), allocation.gateway().toInetAddress()));
         }
         // What this ADD reserved is released if the call fails later (e.g. converting the result); what an earlier
-        // ADD of the same attachment holds is not this call's to release.
+        // ADD of the same attachment holds is not this call's to release. (The description avoids the records'
+        // toString: its ObjectMethods bootstrap costs milliseconds at start-up.)
         if (fresh) {
-            request.rollback().onFailure("release the addresses of " + who, new Release(config, who));
+            request.rollback().onFailure("release the addresses of " + request.containerId() + "/" + request.ifName(),
+                    new Release(config, who));
         }
         return new Result(List.of(), ips, config.routes(), dns);
     }
@@ -242,8 +244,11 @@ public final class HostLocalPlugin implements CniPlugin {
         } catch (IpamException e) {
             throw failure(e);
         }
-        for (Reservation reservation : released) {
-            request.log().debug("GC released " + reservation.address() + " of \"" + reservation.containerId() + "\"");
+        if (request.log().debugEnabled()) {
+            for (Reservation reservation : released) {
+                request.log().debug("GC released " + reservation.address() + " of \"" + reservation.containerId()
+                        + "\"");
+            }
         }
     }
 

@@ -4,6 +4,11 @@ module io.jcni.plugins {
     requires transitive io.jcni.runtime;
     requires io.jcni.netlink;
 
+    /** {@code Plugins.inProcess()}: every jcni plugin for a runtime's in-process option. */
+    exports io.jcni.plugins;
+    /** The plugin skeleton, for jcni's plugins and anyone writing a plugin in Java. */
+    exports io.jcni.plugins.sdk;
+
     // The host-local engine is internal; the benchmarks measure it directly.
     exports io.jcni.plugins.internal.ipam.hostlocal to io.jcni.benchmarks;
 }

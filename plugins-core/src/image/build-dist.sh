@@ -1,0 +1,136 @@
+#!/bin/sh
+# Builds dist/: the jlink image shared by every jcni plugin, its AOT cache trained on real plugin calls, and one
+# launcher per plugin type in dist/cni/bin. Run by plugins-core's package phase (see its pom.xml):
+#
+#   build-dist.sh <jdk home> <module path> <dist dir> <version>
+#
+# The plugin types and their AOT groups come from the image itself (Launcher --aot-groups): one cache per group,
+# lib/jcni-<group>.aot, because the JVM loads every class of a cache at each start and plugins that never use FFM
+# should not pay for netlink's classes.
+#
+# The image is rebuilt from scratch every time and the caches are regenerated with it: a cache from another image is
+# rejected by the JVM with only a warning on stderr, and start-up silently doubles. The last step therefore runs
+# every launcher with -XX:AOTMode=on (which refuses to start on a rejected cache) and fails the build on any stderr.
+set -eu
+
+jdk=$1 modules=$2 dist=$3 version=$4
+
+image=$dist/image
+main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
+# The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
+# the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
+cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli"
+# Start-up flags, measured on this machine (plugins-core/bench): C1 only (the interpreter alone is slower for ADD),
+# the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
+# the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
+# InetAddress's initialization does not load and parse conf/security/java.security (JDK 25), which saves ~40 class
+# initializations and a file read in every plugin that handles an IP address.
+flags='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
+
+say() { printf 'build-dist: %s\n' "$*" >&2; }
+
+rm -rf "$image" "$dist/cni" "$dist/bin"
+mkdir -p "$dist/cni/bin" "$dist/bin"
+say "jlink $image"
+"$jdk/bin/jlink" --module-path "$modules" --add-modules io.jcni.plugins \
+    --strip-debug --no-header-files --no-man-pages \
+    --add-options=--enable-native-access=io.jcni.netlink \
+    --output "$image"
+exceptions=$(sed -n 's/^jdk\.includeInExceptions=//p' "$image/conf/security/java.security" | tail -n 1)
+flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
+
+# ---- launchers -------------------------------------------------------------------------------------------------
+image_abs=$(cd "$image" && pwd -P)
+"$image/bin/java" $flags -Xshare:off -m $main --aot-groups > "$dist/aot-groups"
+types=$(cut -d' ' -f1 "$dist/aot-groups")
+groups=$(cut -d' ' -f2 "$dist/aot-groups" | sort -u)
+[ -n "$types" ] || { say "the image lists no plugin types"; exit 1; }
+while read -r type group; do
+    launcher=$dist/cni/bin/$type
+    # The marker line must stay within the first 512 bytes (io.jcni.runtime.JcniLaunchers reads it).
+    cat > "$launcher" <<LAUNCHER
+#!/bin/sh
+# jcni-launcher: plugin=$type version=$version
+# The CNI plugin "$type" of jcni. Runs in the jlink image shared by all jcni plugins: the one next to this file's
+# real location (dist/cni/bin/../../image, symlinks resolved), else the one it was built with (a copied launcher).
+set -f
+built='$image_abs'
+self=\$0
+if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
+case \$self in */*) image=\${self%/*}/../../image ;; *) image=../../image ;; esac
+[ -x "\$image/bin/java" ] || image=\$built
+exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-$group.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
+LAUNCHER
+    chmod 755 "$launcher"
+done < "$dist/aot-groups"
+rm "$dist/aot-groups"
+
+# The runtime's CLI, with a cache of its own: a cache records the main module, and the CLI's is io.jcni.runtime.
+cat > "$dist/bin/jcni" <<LAUNCHER
+#!/bin/sh
+# jcni: the command line of jcni's runtime (cnitool-compatible; jcni --help). Runs in the jlink image next to this
+# file's real location (dist/bin/../image, symlinks resolved), else the one it was built with (a copied launcher).
+set -f
+built='$image_abs'
+self=\$0
+if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
+case \$self in */*) image=\${self%/*}/../image ;; *) image=../image ;; esac
+[ -x "\$image/bin/java" ] || image=\$built
+exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-cli.aot" \$JCNI_JAVA_OPTS $cli "\$@"
+LAUNCHER
+chmod 755 "$dist/bin/jcni"
+
+# ---- AOT caches ------------------------------------------------------------------------------------------------
+work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
+netns=
+cleanup() {
+    [ -z "$netns" ] || ip netns delete "$netns" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then
+    candidate=jcni-aot-$$
+    if ip netns add "$candidate" 2>/dev/null; then
+        netns=$candidate
+    fi
+fi
+for group in $groups; do
+    say "AOT training of group $group${netns:+ (netns $netns for plugins that need one)}"
+    # shellcheck disable=SC2086
+    "$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni-$group.aot" -m $main --aot-training "$group" \
+        "$work" ${netns:+/var/run/netns/$netns} > "$work/training.log" 2>&1 || {
+        cat "$work/training.log" >&2; say "AOT training of group $group failed"; exit 1; }
+    [ -s "$image/lib/jcni-$group.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for $group"; exit 1; }
+done
+
+# The CLI's training: one `jcni add` and its `jcni del` would be two JVMs; the cache comes from one, so train on
+# `add` (config loading, plugin lookup, exec of a jcni plugin, result cache), with a static-IPAM network.
+mkdir -p "$work/net.d"
+printf '%s' '{"cniVersion":"1.1.0","name":"jcni-aot","plugins":[{"type":"static","ipam":{"type":"static","addresses":[{"address":"10.98.0.5/24"}]}}]}' \
+    > "$work/net.d/10-aot.conflist"
+say "AOT training of the jcni CLI"
+# shellcheck disable=SC2086
+"$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni-cli.aot" $cli --conf-dir "$work/net.d" \
+    --cni-path "$dist/cni/bin" --cache-dir "$work/cache" add jcni-aot "$work/no-netns" > "$work/training.log" 2>&1 || {
+    cat "$work/training.log" >&2; say "AOT training of the jcni CLI failed"; exit 1; }
+[ -s "$image/lib/jcni-cli.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for the CLI"; exit 1; }
+
+# ---- verification: every launcher starts with the cache, which the JVM accepts --------------------------------
+for type in $types; do
+    out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) || {
+        say "$type VERSION failed with the AOT cache required:"; cat "$work/stderr" >&2; exit 1; }
+    if [ -s "$work/stderr" ]; then
+        say "$type VERSION wrote to stderr (a rejected or stale AOT cache warns there):"; cat "$work/stderr" >&2
+        exit 1
+    fi
+    case $out in
+        '{"cniVersion":'*'"supportedVersions":'*) ;;
+        *) say "$type VERSION printed: $out"; exit 1 ;;
+    esac
+done
+out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on "$dist/bin/jcni" --version 2>"$work/stderr" </dev/null) || {
+    say "jcni --version failed with the AOT cache required:"; cat "$work/stderr" >&2; exit 1; }
+if [ -s "$work/stderr" ] || [ "$out" != "jcni $version" ]; then
+    say "jcni --version printed '$out' and on stderr:"; cat "$work/stderr" >&2; exit 1
+fi
+say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

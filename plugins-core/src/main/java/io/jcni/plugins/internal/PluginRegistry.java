@@ -1,0 +1,99 @@
+package io.jcni.plugins.internal;
+
+import io.jcni.plugins.internal.ipam.HostLocalPlugin;
+import io.jcni.plugins.internal.ipam.StaticPlugin;
+import io.jcni.plugins.internal.main.LoopbackPlugin;
+import io.jcni.plugins.sdk.Skel;
+import io.jcni.runtime.InProcessPlugin;
+import io.jcni.runtime.InProcessPlugins;
+import io.jcni.spec.CniVersion;
+import java.io.OutputStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every jcni plugin by type. A string switch rather than a map of factories: a launcher builds only the plugin it
+ * runs, and no lambda or reflection runs at start-up. Every skeleton gets all jcni plugins as in-process delegates,
+ * so a jcni plugin delegating to a jcni IPAM plugin in CNI_PATH runs it in the same JVM.
+ */
+public final class PluginRegistry {
+    /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
+    public static final List<String> TYPES = List.of("host-local", "loopback", "static");
+
+    /** The types that use netlink-ffm (host-local for flock(2), Go's lock on its data directory). */
+    private static final List<String> NETLINK_TYPES = List.of("host-local", "loopback");
+
+    /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
+    public static final String NETLINK_GROUP = "netlink";
+    /** AOT cache group of plugins that do not. */
+    public static final String PLAIN_GROUP = "plain";
+
+    private PluginRegistry() {
+    }
+
+    /**
+     * The AOT cache a plugin's launcher uses. The JVM loads every class of a cache at each start, and FFM with
+     * netlink adds some 500 classes (measured: ~4 ms of CPU per start), so plugins that never use FFM (the IPAM
+     * plugins) get a cache trained without them.
+     */
+    public static String aotGroup(String type) {
+        return NETLINK_TYPES.contains(type) ? NETLINK_GROUP : PLAIN_GROUP;
+    }
+
+    /** The skeleton running plugin {@code type}, or null if jcni has no such plugin. */
+    public static Skel skel(String type) {
+        Skel skel;
+        switch (type) {
+            case "host-local":
+                skel = Skel.of(type, new HostLocalPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "loopback":
+                skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "static":
+                skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
+                break;
+            default:
+                return null;
+        }
+        return skel.withDelegates(inProcess());
+    }
+
+    /** All jcni plugins, in-process. */
+    public static InProcessPlugins inProcess() {
+        return All.PLUGINS;
+    }
+
+    /** Built on first use only (lazy holder): a plugin that never delegates never builds it. */
+    private static final class All {
+        static final InProcessPlugins PLUGINS = build();
+
+        private static InProcessPlugins build() {
+            Map<String, InProcessPlugin> byType = new LinkedHashMap<>();
+            for (String type : TYPES) {
+                byType.put(type, new ByType(type));
+            }
+            return InProcessPlugins.of(byType);
+        }
+    }
+
+    /** Resolves its skeleton per call, so that building the registry constructs no plugin. */
+    private static final class ByType implements InProcessPlugin {
+        private final String type;
+
+        ByType(String type) {
+            this.type = type;
+        }
+
+        @Override
+        public int run(Map<String, String> env, byte[] stdin, OutputStream stdout, OutputStream stderr) {
+            return skel(type).run(env, stdin, stdout, stderr);
+        }
+
+        @Override
+        public String toString() {
+            return "jcni plugin " + type + " (in-process)";
+        }
+    }
+}

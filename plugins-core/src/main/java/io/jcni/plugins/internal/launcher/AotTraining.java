@@ -1,0 +1,199 @@
+package io.jcni.plugins.internal.launcher;
+
+import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.sdk.Skel;
+import java.io.ByteArrayOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The build's AOT training run: real plugin calls, in one JVM, through the same {@link Skel} code an exec runs, so the
+ * AOT cache written at exit holds what a plugin start needs. Each call's exit status is checked: a training run that
+ * fails its own calls fails the build rather than train a cache on error paths only.
+ *
+ * <p>Only plugin code paths belong here: every class the training loads is in the cache, and the JVM loads every cached
+ * class at each start, so a stream or lambda used for bookkeeping here would cost every plugin exec.
+ *
+ * <p>Arguments: {@code --aot-training <group> <work dir> [<netns path>]}: the calls of the plugins of one AOT group
+ * ({@link PluginRegistry#aotGroup}). The work dir (empty, created by the caller) holds host-local's data dir and is
+ * emptied again before returning; a namespace path (given only when the build runs as root) adds loopback calls in
+ * that namespace. Nothing else on the host is touched.
+ */
+final class AotTraining {
+    static final String FLAG = "--aot-training";
+
+    private final String group;
+    private final Path work;
+    private final String netns;
+    private final StringBuilder failures = new StringBuilder();
+    private int calls;
+
+    private AotTraining(String group, Path work, String netns) {
+        this.group = group;
+        this.work = work;
+        this.netns = netns;
+    }
+
+    static int run(String[] args) throws IOException {
+        AotTraining training = new AotTraining(args[1], Path.of(args[2]), args.length > 3 ? args[3] : "");
+        try {
+            training.scenarios();
+        } finally {
+            training.clean();
+        }
+        if (!training.failures.isEmpty()) {
+            System.err.print(training.failures);
+            return 1;
+        }
+        System.err.println("jcni AOT training of group " + training.group + ": " + training.calls + " plugin calls");
+        return 0;
+    }
+
+    private void scenarios() {
+        // What Skel.main touches before dispatching, so that those classes are in the cache too.
+        if (System.getenv().isEmpty()) {
+            calls += 0;
+        }
+        new FileOutputStream(FileDescriptor.out).getChannel();
+        new FileInputStream(FileDescriptor.in).getChannel();
+        if (!group.equals(PluginRegistry.PLAIN_GROUP) && !group.equals(PluginRegistry.NETLINK_GROUP)) {
+            failures.append("AOT training: unknown group ").append(group).append('\n');
+            return;
+        }
+        for (String type : PluginRegistry.TYPES) {
+            if (!PluginRegistry.aotGroup(type).equals(group)) {
+                continue;
+            }
+            call(type, env("VERSION"), "", 0);
+            call(type, env(""), "", 0);
+            switch (type) {
+                case "host-local":
+                    hostLocal();
+                    break;
+                case "loopback":
+                    if (!netns.isEmpty()) {
+                        loopback();
+                    }
+                    break;
+                case "static":
+                    staticIpam();
+                    break;
+                default:
+                    failures.append("AOT training: no scenario for plugin ").append(type).append('\n');
+                    break;
+            }
+        }
+    }
+
+    /** ADD (dual-stack, requested address, repeated), CHECK, DEL (twice), GC, STATUS and exhaustion. */
+    private void hostLocal() {
+        String conf = "{\"cniVersion\":\"%s\",\"name\":\"aot\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                + "\"host-local\",\"dataDir\":\"" + work.resolve("host-local") + "\",\"ranges\":"
+                + "[[{\"subnet\":\"10.99.0.0/30\"}],[{\"subnet\":\"fd99::/64\"}]],"
+                + "\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}%s}";
+        call("host-local", env("ADD"), conf(conf, "1.0.0", ""), 0);
+        call("host-local", env("ADD"), conf(conf, "1.0.0", ""), 0);
+        call("host-local", env("CHECK"), conf(conf, "1.0.0", ""), 0);
+        Map<String, String> other = env("ADD");
+        other.put("CNI_CONTAINERID", "jcni-aot-other");
+        call("host-local", other, conf(conf, "0.3.1", ""), 1);
+        call("host-local", env("DEL"), conf(conf, "1.0.0", ""), 0);
+        call("host-local", env("DEL"), conf(conf, "1.0.0", ""), 0);
+        Map<String, String> requested = env("ADD");
+        requested.put("CNI_ARGS", "IgnoreUnknown=1;IP=10.99.0.2");
+        call("host-local", requested, conf(conf, "1.1.0", ",\"runtimeConfig\":{\"ips\":[\"fd99::9\"]}"), 0);
+        call("host-local", env("GC"), conf(conf, "1.1.0", ",\"cni.dev/valid-attachments\":[]"), 0);
+        call("host-local", env("STATUS"), conf(conf, "1.1.0", ""), 0);
+        call("host-local", env("DEL"), conf(conf, "1.1.0", ""), 0);
+    }
+
+    /** In the build's own namespace (root only); DEL leaves lo down as a fresh namespace has it. */
+    private void loopback() {
+        String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot\",\"type\":\"loopback\"}";
+        call("loopback", env("ADD"), conf, 0);
+        call("loopback", env("CHECK"), conf, 0);
+        call("loopback", env("DEL"), conf, 0);
+        call("loopback", env("CHECK"), conf, 1);
+        Map<String, String> gone = env("DEL");
+        gone.put("CNI_NETNS", work.resolve("gone").toString());
+        call("loopback", gone, conf, 0);
+    }
+
+    private void staticIpam() {
+        String conf = "{\"cniVersion\":\"%s\",\"name\":\"aot\",\"type\":\"bridge\",\"ipam\":{\"type\":\"static\","
+                + "\"addresses\":[{\"address\":\"10.99.0.5/24\",\"gateway\":\"10.99.0.1\"},"
+                + "{\"address\":\"fd99::5/64\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}],"
+                + "\"dns\":{\"nameservers\":[\"10.99.0.1\"]}}%s}";
+        for (String version : List.of("1.1.0", "1.0.0", "0.4.0", "0.3.1")) {
+            call("static", env("ADD"), conf(conf, version, ""), 0);
+        }
+        call("static", env("ADD"), conf(conf, "0.2.0", ""), 0);
+        String previous = ",\"prevResult\":{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.99.0.5/24\","
+                + "\"gateway\":\"10.99.0.1\"},{\"address\":\"fd99::5/64\"}]}";
+        call("static", env("CHECK"), conf(conf, "1.0.0", previous), 0);
+        call("static", env("DEL"), conf(conf, "1.0.0", ""), 0);
+        Map<String, String> withArgs = env("ADD");
+        withArgs.put("CNI_ARGS", "IgnoreUnknown=1;IP=10.98.0.7/24;GATEWAY=10.98.0.1");
+        call("static", withArgs, conf(conf, "1.0.0", ""), 0);
+        call("static", env("ADD"), "{\"cniVersion\":\"1.0.0\"", 1);
+    }
+
+    /** {@code template} with its two {@code %s} replaced (String.format would load java.util.Formatter). */
+    private static String conf(String template, String version, String extra) {
+        int first = template.indexOf("%s");
+        int second = template.indexOf("%s", first + 2);
+        return template.substring(0, first) + version + template.substring(first + 2, second) + extra
+                + template.substring(second + 2);
+    }
+
+    private Map<String, String> env(String command) {
+        Map<String, String> env = new HashMap<>();
+        env.put("CNI_COMMAND", command);
+        env.put("CNI_CONTAINERID", "jcni-aot-training");
+        env.put("CNI_NETNS", netns.isEmpty() ? work.resolve("no-netns").toString() : netns);
+        env.put("CNI_IFNAME", "eth0");
+        env.put("CNI_PATH", work.toString());
+        return env;
+    }
+
+    private void call(String type, Map<String, String> env, String stdin, int expected) {
+        calls++;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = PluginRegistry.skel(type).run(env, stdin.getBytes(StandardCharsets.UTF_8), out, err);
+        if (status != expected) {
+            failures.append("AOT training: ").append(type).append(' ').append(env.get("CNI_COMMAND"))
+                    .append(" exited ").append(status).append(", expected ").append(expected).append("\n  stdin: ")
+                    .append(stdin).append("\n  stdout: ").append(out.toString(StandardCharsets.UTF_8))
+                    .append("\n  stderr: ").append(err.toString(StandardCharsets.UTF_8)).append('\n');
+        }
+    }
+
+    /** Removes everything under the work dir (the dir itself belongs to the caller). */
+    private void clean() throws IOException {
+        if (Files.isDirectory(work, LinkOption.NOFOLLOW_LINKS)) {
+            deleteChildren(work);
+        }
+    }
+
+    private static void deleteChildren(Path dir) throws IOException {
+        try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+            for (Path child : children) {
+                if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                    deleteChildren(child);
+                }
+                Files.delete(child);
+            }
+        }
+    }
+}

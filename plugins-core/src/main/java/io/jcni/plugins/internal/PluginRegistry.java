@@ -2,6 +2,11 @@ package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
+import io.jcni.plugins.internal.main.ifaces.DummyPlugin;
+import io.jcni.plugins.internal.main.ifaces.HostDevicePlugin;
+import io.jcni.plugins.internal.main.ifaces.IpvlanPlugin;
+import io.jcni.plugins.internal.main.ifaces.MacvlanPlugin;
+import io.jcni.plugins.internal.main.ifaces.VlanPlugin;
 import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
@@ -19,10 +24,12 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("loopback", "static", "tuning");
+    public static final List<String> TYPES = List.of("dummy", "host-device", "ipvlan", "loopback", "macvlan", "static",
+            "tuning", "vlan");
 
     /** The types that use netlink-ffm; the others never touch FFM. */
-    private static final List<String> NETLINK_TYPES = List.of("loopback", "tuning");
+    private static final List<String> NETLINK_TYPES = List.of("dummy", "host-device", "ipvlan", "loopback", "macvlan",
+            "tuning", "vlan");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -45,6 +52,21 @@ public final class PluginRegistry {
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "dummy":
+                skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "host-device":
+                skel = Skel.of(type, new HostDevicePlugin(), CniVersion.SUPPORTED);
+                break;
+            case "ipvlan":
+                skel = Skel.of(type, new IpvlanPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "macvlan":
+                skel = Skel.of(type, new MacvlanPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "vlan":
+                skel = Skel.of(type, new VlanPlugin(), CniVersion.SUPPORTED);
+                break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
                 break;

@@ -14,11 +14,9 @@ import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacvlanMode;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,16 +97,8 @@ class MacvlanTest {
         return conf.substring(0, conf.length() - 1) + ",\"prevResult\":" + result + "}";
     }
 
-    /** Allocation files host-local keeps (its lock and last-reserved files aside). */
     static List<String> allocations(Path dataDir) throws IOException {
-        Path network = dataDir.resolve("jcni-tun-mv");
-        if (!Files.isDirectory(network)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(network)) {
-            return files.map(f -> f.getFileName().toString())
-                    .filter(n -> !n.equals("lock") && !n.startsWith("last_reserved_ip")).sorted().toList();
-        }
+        return IpamFiles.allocations(dataDir, "jcni-tun-mv");
     }
 
     static String normalized(JsonNode result, Topology world, String mac) {

@@ -81,6 +81,44 @@ class IfacesConfigTest {
                 .isEqualTo(CniError.INVALID_NETNS);
     }
 
+    static java.util.Optional<io.jcni.spec.Result> prev(String interfaces) throws CniException {
+        return java.util.Optional.of(io.jcni.spec.Result.from(io.jcni.spec.CniJson.decodeResult(
+                ("{\"cniVersion\":\"1.0.0\",\"interfaces\":" + interfaces + "}")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+    }
+
+    @Test
+    void ipvlanChainedTakesTheSingleNamedInterfaceOfThePrevResultAsMaster() throws Exception {
+        IpvlanPlugin.Config defaulted = new IpvlanPlugin.Config("", io.jcni.netlink.IpvlanMode.L2, 0, false,
+                io.jcni.spec.Dns.EMPTY);
+        assertThat(IpvlanPlugin.masterName(defaulted, prev("[{\"name\":\"ens3\",\"sandbox\":\"/n\"}]"), null))
+                .isEqualTo("ens3");
+        IpvlanPlugin.Config configured = new IpvlanPlugin.Config("eth1", io.jcni.netlink.IpvlanMode.L3, 0, false,
+                io.jcni.spec.Dns.EMPTY);
+        assertThat(IpvlanPlugin.masterName(configured, prev("[{\"name\":\"a\"},{\"name\":\"b\"}]"), null))
+                .isEqualTo("eth1");
+        for (String interfaces : new String[] {"[{\"name\":\"a\"},{\"name\":\"b\"}]", "[]"}) {
+            assertThatThrownBy(() -> IpvlanPlugin.masterName(defaulted, prev(interfaces), null))
+                    .isInstanceOfSatisfying(CniException.class, e -> {
+                        assertThat(e.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+                        assertThat(e.error().msg())
+                                .isEqualTo("chained master failure. PrevResult lacks a single named interface");
+                    });
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"'',L2", "l2,L2", "l3,L3", "l3s,L3S"})
+    void ipvlanModes(String text, io.jcni.netlink.IpvlanMode mode) throws CniException {
+        assertThat(IpvlanPlugin.mode(text)).isEqualTo(mode);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"'',BRIDGE", "bridge,BRIDGE", "private,PRIVATE", "vepa,VEPA", "passthru,PASSTHRU"})
+    void macvlanModes(String text, io.jcni.netlink.MacvlanMode mode) throws CniException {
+        assertThat(MacvlanPlugin.mode(text)).isEqualTo(mode);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"0000:00:19.0", "0000:3b:00.7", "ffff:ff:1f.0"})
     void pciAddressesInSysfsForm(String pci) throws CniException {

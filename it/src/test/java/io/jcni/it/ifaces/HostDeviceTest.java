@@ -227,6 +227,21 @@ class HostDeviceTest {
     }
 
     @Test
+    void delReleasesTheAddressEvenWhenItsConfigurationIsBroken() throws Exception {
+        ourHostDevice(ours).add(conf("data-ours", selector("device", ours)), ours.container.path(), "ctr-hd", "net1")
+                .result();
+        assertThat(allocations(tmp.resolve("data-ours"))).containsExactly("10.77.1.10");
+        CniExec.Outcome del = ourHostDevice(ours).del(conf("data-ours", "\"hwaddr\":\"bad\""),
+                ours.container.path(), "ctr-hd", "net1");
+        assertThat(del.code()).isEqualTo(7);
+        assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
+        CniExec.Outcome gonePci = ourHostDevice(ours).del(conf("data-ours", "\"pciBusID\":\"0000:99:00.0\""),
+                ours.container.path(), "ctr-hd", "net1");
+        assertThat(gonePci.ok()).as("the device is found by CNI_IFNAME: " + gonePci.process().describe()).isTrue();
+        assertThat(Topology.linkNames(ours.host)).containsExactly(DEVICE, "lo");
+    }
+
+    @Test
     void delAfterTheNamespaceIsGoneReleasesTheAddressAndTheVethIsGone() throws Exception {
         String conf = conf("data-ours", selector("device", ours));
         ourHostDevice(ours).add(conf, ours.container.path(), "ctr-hd", "net1").result();

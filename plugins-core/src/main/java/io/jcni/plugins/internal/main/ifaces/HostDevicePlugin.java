@@ -240,9 +240,12 @@ public final class HostDevicePlugin implements CniPlugin {
 
     // ------------------------------------------------------------------------------------------ DEL
 
+    /**
+     * IPAM first, whatever else happens (a broken configuration included), then the device; a PCI function that is
+     * gone is not DPDK (there is nothing to skip for it), and the move out then finds nothing or the returned device.
+     */
     @Override
     public void del(CniRequest request) throws CniException {
-        Config config = load(request);
         CniException first = null;
         if (!request.config().ipamType().isEmpty()) {
             try {
@@ -252,7 +255,8 @@ public final class HostDevicePlugin implements CniPlugin {
             }
         }
         try {
-            if (config.pciBusId().isEmpty() || !devices.isDpdk(config.pciBusId())) {
+            Config config = load(request);
+            if (!isDpdkIfPresent(config)) {
                 moveOutOrRecover(request, config);
             }
         } catch (CniException e) {
@@ -264,6 +268,17 @@ public final class HostDevicePlugin implements CniPlugin {
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    private boolean isDpdkIfPresent(Config config) {
+        if (config.pciBusId().isEmpty()) {
+            return false;
+        }
+        try {
+            return devices.isDpdk(config.pciBusId());
+        } catch (CniException gone) {
+            return false;
         }
     }
 

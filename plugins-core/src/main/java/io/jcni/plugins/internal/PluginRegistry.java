@@ -3,6 +3,12 @@ package io.jcni.plugins.internal;
 import io.jcni.plugins.internal.ipam.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
+import io.jcni.plugins.internal.main.ifaces.DummyPlugin;
+import io.jcni.plugins.internal.main.ifaces.HostDevicePlugin;
+import io.jcni.plugins.internal.main.ifaces.IpvlanPlugin;
+import io.jcni.plugins.internal.main.ifaces.MacvlanPlugin;
+import io.jcni.plugins.internal.main.ifaces.VlanPlugin;
+import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
@@ -19,10 +25,12 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("host-local", "loopback", "static");
+    public static final List<String> TYPES = List.of("dummy", "host-device", "host-local", "ipvlan", "loopback",
+            "macvlan", "static", "tuning", "vlan");
 
-    /** The types that use netlink-ffm (host-local for flock(2), Go's lock on its data directory). */
-    private static final List<String> NETLINK_TYPES = List.of("host-local", "loopback");
+    /** The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory). */
+    private static final List<String> NETLINK_TYPES = List.of("dummy", "host-device", "host-local", "ipvlan",
+            "loopback", "macvlan", "tuning", "vlan");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -34,8 +42,8 @@ public final class PluginRegistry {
 
     /**
      * The AOT cache a plugin's launcher uses. The JVM loads every class of a cache at each start, and FFM with
-     * netlink adds some 500 classes (measured: ~4 ms of CPU per start), so plugins that never use FFM (the IPAM
-     * plugins) get a cache trained without them.
+     * netlink adds some 500 classes (measured: ~4 ms of CPU per start), so plugins that never use FFM (static)
+     * get a cache trained without them.
      */
     public static String aotGroup(String type) {
         return NETLINK_TYPES.contains(type) ? NETLINK_GROUP : PLAIN_GROUP;
@@ -45,14 +53,32 @@ public final class PluginRegistry {
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "dummy":
+                skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "host-device":
+                skel = Skel.of(type, new HostDevicePlugin(), CniVersion.SUPPORTED);
+                break;
             case "host-local":
                 skel = Skel.of(type, new HostLocalPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "ipvlan":
+                skel = Skel.of(type, new IpvlanPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "macvlan":
+                skel = Skel.of(type, new MacvlanPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "vlan":
+                skel = Skel.of(type, new VlanPlugin(), CniVersion.SUPPORTED);
                 break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
                 break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "tuning":
+                skel = Skel.of(type, new TuningPlugin(), CniVersion.SUPPORTED);
                 break;
             default:
                 return null;

@@ -1,0 +1,522 @@
+package io.jcni.plugins.internal.meta.tuning;
+
+import io.jcni.netlink.Link;
+import io.jcni.netlink.MacAddress;
+import io.jcni.netlink.NetNs;
+import io.jcni.netlink.Netlink;
+import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.NetlinkHandle;
+import io.jcni.netlink.Sysctl;
+import io.jcni.plugins.internal.meta.tuning.TuningConfig.Setting;
+import io.jcni.plugins.sdk.CniPlugin;
+import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Rollback;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.Interface;
+import io.jcni.spec.Result;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code tuning} meta plugin, chained after a plugin that created CNI_IFNAME: writes network sysctls and changes
+ * the interface's MAC, promiscuous mode, MTU, all-multicast mode and transmit queue length, as upstream's tuning does
+ * (keys and precedence: {@link TuningConfig}).
+ *
+ * <p>ADD validates everything first (keys, allowlist, values), then records what it will replace in the backup file
+ * ({@link TuningBackup}) before changing anything, and registers the undo of each change as it makes it: a failed ADD
+ * leaves the namespace and the data dir as it found them. The result is the {@code prevResult} with the new MAC (and
+ * MTU, when the interface reported one) on CNI_IFNAME.
+ *
+ * <p>DEL restores the saved values (link attributes, as upstream; sysctls too, which upstream does not) and removes
+ * the backup file. Repeated DEL, a gone namespace or a gone link are success: there is nothing left to restore, and
+ * the file is removed. A restore that fails keeps the file, so a retried DEL can finish the job.
+ *
+ * <p>CHECK compares the configured values with the namespace's. Differences from Go 1.1.1, deliberate: sysctl keys
+ * refused with code 7 when they leave {@code net/} or contain {@code ..} (Go: 999, and it accepts {@code ..} that stays
+ * inside); symbolic links leaving /proc/sys/net refused; {@code IFNAME} is also substituted in CHECK (Go checks the
+ * literal key); sysctl values compare with whitespace normalized (the kernel prints {@code tcp_rmem} with tabs);
+ * promiscuous mode is checked only when configured on (Go also fails CHECK when it is off in the configuration but
+ * on in the kernel); no gratuitous ARP after a MAC change (netlink-ffm has no packet socket).
+ */
+public final class TuningPlugin implements CniPlugin {
+    private static final String PROC_SYS = "/proc/sys/";
+    private static final String PROC_SYS_NET = "/proc/sys/net/";
+
+    private final Path allowlistFile;
+
+    /** The plugin with upstream's allowlist location, /etc/cni/tuning/allowlist.conf. */
+    public TuningPlugin() {
+        this(SysctlAllowlist.DEFAULT);
+    }
+
+    /** The plugin reading its sysctl allowlist from {@code allowlistFile} (tests). */
+    public TuningPlugin(Path allowlistFile) {
+        this.allowlistFile = allowlistFile;
+    }
+
+    // ------------------------------------------------------------------------------------------ ADD
+
+    @Override
+    public CniResult add(CniRequest request) throws CniException {
+        TuningConfig config = TuningConfig.load(request, SysctlAllowlist.load(allowlistFile));
+        String ifName = request.ifName();
+        Rollback rollback = request.rollback();
+        try (NetNs netns = openNetns(request.netns());
+                NetlinkHandle nl = Netlink.open(netns)) {
+            Map<String, String> previousSysctls = config.sysctls().isEmpty() ? Map.of()
+                    : netns.call(new ReadSysctls(config.sysctls()));
+            Link link = null;
+            if (config.changesLink()) {
+                link = nl.findLink(ifName).orElse(null);
+                if (link == null) {
+                    throw new CniException(CniError.INTERNAL, "failed to get \"" + ifName + "\": no such link in "
+                            + request.netns());
+                }
+            }
+            TuningBackup backup = backupOf(config, link, previousSysctls);
+            if (backup.restoresLink() || !backup.sysctls().isEmpty()) {
+                Path file = TuningBackup.file(config.dataDir(), request.containerId(), ifName);
+                backup.write(file);
+                rollback.onFailure("remove " + file, new DeleteBackup(file));
+            }
+            if (!config.sysctls().isEmpty()) {
+                SysctlWrites writes = new SysctlWrites(config.sysctls());
+                rollback.onFailure("restore sysctls in " + request.netns(),
+                        new RestoreSysctls(netns.path(), writes, previousSysctls));
+                netns.call(writes);
+            }
+            if (link != null) {
+                rollback.onFailure("restore the attributes of " + ifName + " in " + request.netns(),
+                        new RestoreLink(netns.path(), ifName, backup));
+                change(nl, link, config);
+            }
+        } catch (NetlinkException e) {
+            throw failure("tuning " + ifName + " in " + request.netns(), e);
+        }
+        return resultOf(config.prevResult(), config, ifName);
+    }
+
+    /** What ADD will replace: only the attributes the configuration changes, as upstream records them. */
+    private static TuningBackup backupOf(TuningConfig config, Link link, Map<String, String> previousSysctls) {
+        if (link == null) {
+            return new TuningBackup("", null, 0, null, -1, previousSysctls);
+        }
+        return new TuningBackup(config.mac() == null || link.address() == null ? "" : link.address().toString(),
+                config.promisc() == null ? null : Boolean.valueOf(link.isPromisc()),
+                config.mtu() == 0 ? 0 : link.mtu(),
+                config.allmulti() == null ? null : Boolean.valueOf(link.isAllmulti()),
+                config.txQueueLen() < 0 ? -1 : link.txQueueLen(), previousSysctls);
+    }
+
+    /** Upstream's order: MAC, promiscuous mode, MTU, all-multicast; then the queue length. */
+    private static void change(NetlinkHandle nl, Link link, TuningConfig config) throws CniException {
+        int index = link.index();
+        String name = link.name();
+        try {
+            if (config.mac() != null) {
+                nl.setAddress(index, config.mac());
+            }
+        } catch (NetlinkException e) {
+            throw changeFailed("set MAC " + config.mac() + " on " + name, e);
+        }
+        try {
+            if (config.promisc() != null) {
+                nl.setPromisc(index, true);
+            }
+        } catch (NetlinkException e) {
+            throw changeFailed("set promiscuous mode on " + name, e);
+        }
+        try {
+            if (config.mtu() != 0) {
+                nl.setMtu(index, config.mtu());
+            }
+        } catch (NetlinkException e) {
+            throw changeFailed("set MTU " + config.mtu() + " on " + name, e);
+        }
+        try {
+            if (config.allmulti() != null) {
+                nl.setAllmulti(index, config.allmulti());
+            }
+        } catch (NetlinkException e) {
+            throw changeFailed("set all-multicast mode " + config.allmulti() + " on " + name, e);
+        }
+        try {
+            if (config.txQueueLen() >= 0) {
+                nl.setTxQueueLen(index, config.txQueueLen());
+            }
+        } catch (NetlinkException e) {
+            throw changeFailed("set txqueuelen " + config.txQueueLen() + " on " + name, e);
+        }
+    }
+
+    /** A value the kernel rejects (EINVAL, ERANGE) is the configuration's fault: code 7; anything else 999. */
+    private static CniException changeFailed(String what, NetlinkException e) {
+        int code = e.kind() == NetlinkException.Kind.INVALID ? CniError.INVALID_NETWORK_CONFIG : CniError.INTERNAL;
+        return new CniException(code, "failed to " + what + ": " + e.getMessage());
+    }
+
+    /** The prevResult, with the new MAC (and MTU, if it reported one) on CNI_IFNAME, as upstream passes it on. */
+    static CniResult resultOf(CniResult previous, TuningConfig config, String ifName) {
+        if (!(previous instanceof Result result) || (config.mac() == null && config.mtu() == 0)) {
+            return previous;
+        }
+        List<Interface> interfaces = new ArrayList<>(result.interfaces().size());
+        for (Interface i : result.interfaces()) {
+            if (i.name().equals(ifName)) {
+                String mac = config.mac() == null ? i.mac() : config.mac().toString();
+                int mtu = config.mtu() != 0 && i.mtu() != 0 ? config.mtu() : i.mtu();
+                interfaces.add(new Interface(i.name(), mac, mtu, i.sandbox(), i.socketPath(), i.pciID()));
+            } else {
+                interfaces.add(i);
+            }
+        }
+        return result.withInterfaces(interfaces);
+    }
+
+    // ------------------------------------------------------------------------------------------ DEL
+
+    @Override
+    public void del(CniRequest request) throws CniException {
+        Path file = TuningBackup.file(TuningConfig.dataDir(request.config()), request.containerId(),
+                request.ifName());
+        TuningBackup backup;
+        try {
+            backup = TuningBackup.read(file);
+        } catch (CniException e) {
+            if (e.code() != CniError.DECODING_FAILURE) {
+                throw e;
+            }
+            request.log().warn("ignoring unreadable backup " + file + ": " + e.error().message());
+            TuningBackup.delete(file);
+            return;
+        }
+        if (backup == null) {
+            return;
+        }
+        if (request.netns().isEmpty()) {
+            TuningBackup.delete(file);
+            return;
+        }
+        NetNs netns;
+        try {
+            Netlink.checkAvailable();
+            netns = NetNs.open(Path.of(request.netns()));
+        } catch (NetlinkException e) {
+            if (e.isNotFound()) {
+                request.log().debug("DEL: " + e.getMessage() + ": nothing to restore");
+                TuningBackup.delete(file);
+                return;
+            }
+            throw new CniException(CniError.INVALID_NETNS, "failed to open netns \"" + request.netns() + "\": "
+                    + e.getMessage());
+        }
+        List<String> errors = new ArrayList<>();
+        try (netns) {
+            if (backup.restoresLink()) {
+                try (NetlinkHandle nl = Netlink.open(netns)) {
+                    restoreLink(nl, request.ifName(), backup, errors);
+                }
+            }
+            if (!backup.sysctls().isEmpty()) {
+                errors.addAll(netns.call(new RestoreSysctls(null, null, backup.sysctls())));
+            }
+        } catch (NetlinkException e) {
+            errors.add(e.getMessage());
+        }
+        if (!errors.isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "failed to restore the values tuning replaced on "
+                    + request.ifName() + ": " + String.join("; ", errors), "kept " + file + " for a retried DEL");
+        }
+        TuningBackup.delete(file);
+    }
+
+    /**
+     * Puts back the saved attributes of {@code ifName} in upstream's order (MTU, MAC, promiscuous, all-multicast),
+     * then the queue length; a link that is gone has nothing to restore. Failures are collected, not thrown.
+     */
+    static void restoreLink(NetlinkHandle nl, String ifName, TuningBackup backup, List<String> errors) {
+        Link link = nl.findLink(ifName).orElse(null);
+        if (link == null) {
+            return;
+        }
+        int index = link.index();
+        try {
+            if (backup.mtu() != 0) {
+                nl.setMtu(index, backup.mtu());
+            }
+        } catch (NetlinkException e) {
+            errors.add("failed to restore MTU: " + e.getMessage());
+        }
+        try {
+            if (!backup.mac().isEmpty()) {
+                nl.setAddress(index, MacAddress.parse(backup.mac()));
+            }
+        } catch (NetlinkException | IllegalArgumentException e) {
+            errors.add("failed to restore MAC address: " + e.getMessage());
+        }
+        try {
+            if (backup.promisc() != null) {
+                nl.setPromisc(index, backup.promisc());
+            }
+        } catch (NetlinkException e) {
+            errors.add("failed to restore promiscuous mode: " + e.getMessage());
+        }
+        try {
+            if (backup.allmulti() != null) {
+                nl.setAllmulti(index, backup.allmulti());
+            }
+        } catch (NetlinkException e) {
+            errors.add("failed to restore all-multicast mode: " + e.getMessage());
+        }
+        try {
+            if (backup.txQueueLen() >= 0) {
+                nl.setTxQueueLen(index, backup.txQueueLen());
+            }
+        } catch (NetlinkException e) {
+            errors.add("failed to restore txqueuelen: " + e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ CHECK
+
+    @Override
+    public void check(CniRequest request) throws CniException {
+        TuningConfig config = TuningConfig.load(request, null);
+        String ifName = request.ifName();
+        try (NetNs netns = openNetns(request.netns());
+                NetlinkHandle nl = Netlink.open(netns)) {
+            Link link = nl.findLink(ifName).orElse(null);
+            if (link == null) {
+                throw new CniException(CniError.INTERNAL, "Cannot find container link " + ifName);
+            }
+            if (!config.sysctls().isEmpty()) {
+                Map<String, String> current = netns.call(new ReadSysctls(config.sysctls()));
+                for (Setting setting : config.sysctls()) {
+                    String value = current.get(setting.path());
+                    if (value != null && !normalized(value).equals(normalized(setting.value()))) {
+                        throw new CniException(CniError.INTERNAL, "Error: Tuning configured value of " + PROC_SYS
+                                + setting.path() + " is " + setting.value() + ", current value is " + value);
+                    }
+                }
+            }
+            if (config.mac() != null && !config.mac().equals(link.address())) {
+                throw new CniException(CniError.INTERNAL, "Error: Tuning configured Ethernet of " + ifName + " is "
+                        + config.mac() + ", current value is " + link.address());
+            }
+            if (config.promisc() != null && !link.isPromisc()) {
+                throw new CniException(CniError.INTERNAL, "Error: Tuning link " + ifName
+                        + " configured promisc is true, current value is off");
+            }
+            if (config.mtu() != 0 && config.mtu() != link.mtu()) {
+                throw new CniException(CniError.INTERNAL, "Error: Tuning configured MTU of " + ifName + " is "
+                        + config.mtu() + ", current value is " + link.mtu());
+            }
+            if (config.allmulti() != null && config.allmulti() != link.isAllmulti()) {
+                throw new CniException(CniError.INTERNAL, "Error: Tuning configured all-multicast mode of " + ifName
+                        + " is " + config.allmulti() + ", current value is " + link.isAllmulti());
+            }
+            if (config.txQueueLen() >= 0 && config.txQueueLen() != link.txQueueLen()) {
+                throw new CniException(CniError.INTERNAL, "Error: Tuning configured txQLen of " + ifName + " is "
+                        + config.txQueueLen() + ", current value is " + link.txQueueLen());
+            }
+        } catch (NetlinkException e) {
+            throw failure("checking " + ifName + " in " + request.netns(), e);
+        }
+    }
+
+    /** A sysctl value with its whitespace runs reduced to one space (the kernel prints vectors with tabs). */
+    static String normalized(String value) {
+        return String.join(" ", value.strip().split("\\s+"));
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    private static NetNs openNetns(String path) throws CniException {
+        Netlink.checkAvailable();
+        try {
+            return NetNs.open(Path.of(path));
+        } catch (NetlinkException e) {
+            throw new CniException(CniError.INVALID_NETNS, "failed to open netns \"" + path + "\": " + e.getMessage());
+        }
+    }
+
+    private static CniException failure(String what, NetlinkException e) {
+        return new CniException(CniError.INTERNAL, what + ": " + e.getMessage());
+    }
+
+    /** The file of a sysctl, checked to stay under /proc/sys/net once symbolic links are resolved. */
+    private static void requireNetFile(Setting setting) throws CniException {
+        Path file = Path.of(PROC_SYS + setting.path());
+        Path real;
+        try {
+            real = file.toRealPath();
+        } catch (NoSuchFileException e) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "no sysctl " + setting.path()
+                    + " in the container's namespace", "key \"" + setting.key() + "\"");
+        } catch (IOException e) {
+            throw new CniException(CniError.IO_FAILURE, "cannot resolve " + file + ": " + e);
+        }
+        if (!real.toString().startsWith(PROC_SYS_NET)) {
+            throw SysctlKeys.invalid(setting.key(), file + " resolves to " + real + ", outside " + PROC_SYS_NET);
+        }
+    }
+
+    /**
+     * Inside the container's namespace: checks each sysctl's file and reads its value. A write-only sysctl (a
+     * flush trigger) has no value to save and is left out.
+     */
+    private static final class ReadSysctls implements NetNs.Task<Map<String, String>, CniException> {
+        private final List<Setting> settings;
+
+        ReadSysctls(List<Setting> settings) {
+            this.settings = settings;
+        }
+
+        @Override
+        public Map<String, String> run() throws CniException {
+            Map<String, String> values = new LinkedHashMap<>();
+            for (Setting setting : settings) {
+                requireNetFile(setting);
+                try {
+                    values.put(setting.path(), Sysctl.read(setting.path()));
+                } catch (NetlinkException e) {
+                    if (e.kind() != NetlinkException.Kind.PERMISSION_DENIED) {
+                        throw new CniException(CniError.INTERNAL, "failed to read sysctl " + setting.path() + ": "
+                                + e.getMessage());
+                    }
+                }
+            }
+            return values;
+        }
+    }
+
+    /** Inside the container's namespace: writes the sysctls in order, counting those written for the undo. */
+    private static final class SysctlWrites implements NetNs.Task<Void, CniException> {
+        private final List<Setting> settings;
+        private int written;
+
+        SysctlWrites(List<Setting> settings) {
+            this.settings = settings;
+        }
+
+        @Override
+        public Void run() throws CniException {
+            for (Setting setting : settings) {
+                try {
+                    Sysctl.write(setting.path(), setting.value());
+                    written++;
+                } catch (NetlinkException e) {
+                    int code = e.kind() == NetlinkException.Kind.INVALID
+                            || e.kind() == NetlinkException.Kind.PERMISSION_DENIED
+                            ? CniError.INVALID_NETWORK_CONFIG : CniError.INTERNAL;
+                    throw new CniException(code, "failed to set sysctl " + setting.key() + "=" + setting.value()
+                            + ": " + e.getMessage());
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Puts sysctls back, newest first, inside the namespace. As an ADD rollback ({@code netnsPath} set) it restores
+     * only what {@code writes} wrote and throws; as DEL's task ({@code netnsPath} null, run through
+     * {@link NetNs#call}) it restores every saved value and returns the failures. A sysctl that is gone (its interface
+     * was deleted) has nothing to restore.
+     */
+    private static final class RestoreSysctls implements Rollback.Undo, NetNs.Task<List<String>, RuntimeException> {
+        private final Path netnsPath;
+        private final SysctlWrites writes;
+        private final Map<String, String> previous;
+
+        RestoreSysctls(Path netnsPath, SysctlWrites writes, Map<String, String> previous) {
+            this.netnsPath = netnsPath;
+            this.writes = writes;
+            this.previous = previous;
+        }
+
+        @Override
+        public void undo() throws CniException {
+            List<String> errors;
+            try (NetNs netns = NetNs.open(netnsPath)) {
+                errors = netns.call(this);
+            }
+            if (!errors.isEmpty()) {
+                throw new CniException(CniError.INTERNAL, String.join("; ", errors));
+            }
+        }
+
+        @Override
+        public List<String> run() {
+            List<String> paths = new ArrayList<>();
+            if (writes == null) {
+                paths.addAll(previous.keySet());
+            } else {
+                for (int i = 0; i < writes.written; i++) {
+                    paths.add(writes.settings.get(i).path());
+                }
+            }
+            List<String> errors = new ArrayList<>();
+            for (int i = paths.size() - 1; i >= 0; i--) {
+                String path = paths.get(i);
+                String value = previous.get(path);
+                if (value == null) {
+                    continue;
+                }
+                try {
+                    Sysctl.write(path, value);
+                } catch (NetlinkException e) {
+                    if (!e.isNotFound()) {
+                        errors.add("failed to restore sysctl " + path + "=" + value + ": " + e.getMessage());
+                    }
+                }
+            }
+            return errors;
+        }
+    }
+
+    /** ADD rollback: the link's saved attributes back. */
+    private static final class RestoreLink implements Rollback.Undo {
+        private final Path netnsPath;
+        private final String ifName;
+        private final TuningBackup backup;
+
+        RestoreLink(Path netnsPath, String ifName, TuningBackup backup) {
+            this.netnsPath = netnsPath;
+            this.ifName = ifName;
+            this.backup = backup;
+        }
+
+        @Override
+        public void undo() throws CniException {
+            List<String> errors = new ArrayList<>();
+            try (NetNs netns = NetNs.open(netnsPath);
+                    NetlinkHandle nl = Netlink.open(netns)) {
+                restoreLink(nl, ifName, backup, errors);
+            }
+            if (!errors.isEmpty()) {
+                throw new CniException(CniError.INTERNAL, String.join("; ", errors));
+            }
+        }
+    }
+
+    /** ADD rollback: the backup file goes with the changes it describes. */
+    private static final class DeleteBackup implements Rollback.Undo {
+        private final Path file;
+
+        DeleteBackup(Path file) {
+            this.file = file;
+        }
+
+        @Override
+        public void undo() throws CniException {
+            TuningBackup.delete(file);
+        }
+    }
+}

@@ -17,6 +17,9 @@ jdk=$1 modules=$2 dist=$3 version=$4
 
 image=$dist/image
 main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
+# The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
+# the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
+cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli"
 # Start-up flags, measured on this machine (plugins-core/bench): C1 only (the interpreter alone is slower for ADD),
 # the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
 # the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
@@ -26,8 +29,8 @@ flags='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 
-rm -rf "$image" "$dist/cni"
-mkdir -p "$dist/cni/bin"
+rm -rf "$image" "$dist/cni" "$dist/bin"
+mkdir -p "$dist/cni/bin" "$dist/bin"
 say "jlink $image"
 "$jdk/bin/jlink" --module-path "$modules" --add-modules io.jcni.plugins \
     --strip-debug --no-header-files --no-man-pages \
@@ -62,6 +65,21 @@ LAUNCHER
 done < "$dist/aot-groups"
 rm "$dist/aot-groups"
 
+# The runtime's CLI, with a cache of its own: a cache records the main module, and the CLI's is io.jcni.runtime.
+cat > "$dist/bin/jcni" <<LAUNCHER
+#!/bin/sh
+# jcni: the command line of jcni's runtime (cnitool-compatible; jcni --help). Runs in the jlink image next to this
+# file's real location (dist/bin/../image, symlinks resolved), else the one it was built with (a copied launcher).
+set -f
+built='$image_abs'
+self=\$0
+if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
+case \$self in */*) image=\${self%/*}/../image ;; *) image=../image ;; esac
+[ -x "\$image/bin/java" ] || image=\$built
+exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-cli.aot" \$JCNI_JAVA_OPTS $cli "\$@"
+LAUNCHER
+chmod 755 "$dist/bin/jcni"
+
 # ---- AOT caches ------------------------------------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
 netns=
@@ -85,6 +103,18 @@ for group in $groups; do
     [ -s "$image/lib/jcni-$group.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for $group"; exit 1; }
 done
 
+# The CLI's training: one `jcni add` and its `jcni del` would be two JVMs; the cache comes from one, so train on
+# `add` (config loading, plugin lookup, exec of a jcni plugin, result cache), with a static-IPAM network.
+mkdir -p "$work/net.d"
+printf '%s' '{"cniVersion":"1.1.0","name":"jcni-aot","plugins":[{"type":"static","ipam":{"type":"static","addresses":[{"address":"10.98.0.5/24"}]}}]}' \
+    > "$work/net.d/10-aot.conflist"
+say "AOT training of the jcni CLI"
+# shellcheck disable=SC2086
+"$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni-cli.aot" $cli --conf-dir "$work/net.d" \
+    --cni-path "$dist/cni/bin" --cache-dir "$work/cache" add jcni-aot "$work/no-netns" > "$work/training.log" 2>&1 || {
+    cat "$work/training.log" >&2; say "AOT training of the jcni CLI failed"; exit 1; }
+[ -s "$image/lib/jcni-cli.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for the CLI"; exit 1; }
+
 # ---- verification: every launcher starts with the cache, which the JVM accepts --------------------------------
 for type in $types; do
     out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) || {
@@ -98,4 +128,9 @@ for type in $types; do
         *) say "$type VERSION printed: $out"; exit 1 ;;
     esac
 done
+out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on "$dist/bin/jcni" --version 2>"$work/stderr" </dev/null) || {
+    say "jcni --version failed with the AOT cache required:"; cat "$work/stderr" >&2; exit 1; }
+if [ -s "$work/stderr" ] || [ "$out" != "jcni $version" ]; then
+    say "jcni --version printed '$out' and on stderr:"; cat "$work/stderr" >&2; exit 1
+fi
 say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

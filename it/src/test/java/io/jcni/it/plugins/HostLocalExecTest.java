@@ -170,12 +170,13 @@ class HostLocalExecTest {
             add.getOutputStream().write(conf.getBytes(StandardCharsets.UTF_8));
             add.getOutputStream().close();
             Thread.sleep(delay);
-            if (add.isAlive()) {
-                // The launcher execs the JVM, so this is the JVM itself.
-                Processes.check("kill", "-9", Long.toString(add.pid()));
+            // SIGKILL (the launcher execs the JVM, so this is the JVM itself). The ADD may finish between any check
+            // and the signal, so a kill is counted only when the exit status says SIGKILL ended it (128 + 9).
+            add.destroyForcibly();
+            assertThat(add.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            if (add.exitValue() == 137) {
                 killed++;
             }
-            add.waitFor(60, TimeUnit.SECONDS);
 
             ProcessResult del = exec(plugin, "DEL", cid, conf);
             assertThat(del.exitCode()).as(del.describe()).isZero();

@@ -100,6 +100,22 @@ class InProcessPluginsTest {
     }
 
     @Test
+    void hostLocalDelegatedInThisJvmAllocatesAndReleases() throws Exception {
+        Prerequisites.assumeDistPlugins("host-local");
+        String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"ipt-hl\",\"type\":\"delegator\",\"ipam\":{\"type\":"
+                + "\"host-local\",\"dataDir\":\"" + tmp.resolve("data") + "\",\"ranges\":[[{\"subnet\":"
+                + "\"10.78.0.0/24\"}]]}}";
+        Skel delegator = Skel.of("delegator", new Delegator(), CniVersion.SUPPORTED).withDelegates(Plugins.inProcess());
+        Run add = run(delegator, env("ADD", Locations.distCniBin()), conf);
+        assertThat(add.status()).as(add.toString()).isZero();
+        assertThat(add.stderr()).contains("host-local: ADD in-process, pid " + ProcessHandle.current().pid());
+        assertThat(add.stdout()).contains("\"address\": \"10.78.0.2/24\"");
+        assertThat(Files.readString(tmp.resolve("data/ipt-hl/10.78.0.2"))).isEqualTo("ipt-1\r\neth0");
+        assertThat(run(delegator, env("DEL", Locations.distCniBin()), conf).status()).isZero();
+        assertThat(tmp.resolve("data/ipt-hl/10.78.0.2")).doesNotExist();
+    }
+
+    @Test
     void delegationToTheSameLauncherThroughASymlinkedCniPathStillRunsInThisJvm() throws Exception {
         Path bin = Files.createSymbolicLink(tmp.resolve("bin"), Locations.distCniBin());
         Skel delegator = Skel.of("delegator", new Delegator(), CniVersion.SUPPORTED).withDelegates(Plugins.inProcess());

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherTest {
     static final String VERSION_PREFIX = "{\"cniVersion\":\"1.1.0\",\"supportedVersions\":[";
-    static final List<String> SHIPPED = List.of("bridge", "loopback", "ptp", "static", "tuning");
+    static final List<String> SHIPPED = List.of("host-local", "loopback", "static");
 
     @TempDir
     Path tmp;
@@ -150,6 +150,50 @@ class LauncherTest {
         ProcessResult which = version(copy.resolve("cni/bin/static"),
                 Map.of("JCNI_JAVA_OPTS", "-XshowSettings:properties"));
         assertThat(which.stderr()).contains("java.home = " + copy.resolve("image").toRealPath());
+    }
+
+    static void assertCliStartsWithTheCache(Path jcni) {
+        ProcessResult result = Processes.run(List.of(jcni.toString(), "--version"),
+                Map.of("JCNI_JAVA_OPTS", "-XX:AOTMode=on"), null, Duration.ofSeconds(30));
+        assertThat(result.exitCode()).as(result.describe()).isZero();
+        assertThat(result.stdout()).startsWith("jcni ");
+        assertThat(result.stderr()).isEmpty();
+    }
+
+    @Test
+    void theCliStartsWithItsCacheDirectlyThroughASymlinkAndAsACopy() throws IOException {
+        Prerequisites.assumeJcniCli();
+        assertCliStartsWithTheCache(Locations.distJcni());
+        Path link = Files.createSymbolicLink(tmp.resolve("jcni-link"), Locations.distJcni());
+        assertCliStartsWithTheCache(link);
+        Path copy = Files.copy(Locations.distJcni(), tmp.resolve("jcni-copy"), StandardCopyOption.COPY_ATTRIBUTES);
+        assertCliStartsWithTheCache(copy);
+    }
+
+    @Test
+    void theCliRunsANetworkOfJcniPluginsAndTheVersionOfEach() throws IOException {
+        Prerequisites.assumeJcniCli();
+        Path confDir = Files.createDirectory(tmp.resolve("net.d"));
+        Files.writeString(confDir.resolve("10-cli.conflist"), "{\"cniVersion\":\"1.0.0\",\"name\":\"cli-net\","
+                + "\"plugins\":[{\"type\":\"static\",\"ipam\":{\"type\":\"static\",\"addresses\":"
+                + "[{\"address\":\"10.79.0.5/24\"}]}}]}");
+        List<String> common = List.of(Locations.distJcni().toString(), "--conf-dir", confDir.toString(),
+                "--cni-path", Locations.distCniBin().toString(), "--cache-dir", tmp.resolve("cache").toString());
+        List<String> add = new ArrayList<>(common);
+        add.addAll(List.of("add", "cli-net", tmp.resolve("no-netns").toString()));
+        ProcessResult added = Processes.run(add, Map.of(), null, Duration.ofSeconds(60));
+        assertThat(added.exitCode()).as(added.describe()).isZero();
+        assertThat(added.stdout()).contains("\"address\": \"10.79.0.5/24\"");
+        for (String type : SHIPPED) {
+            List<String> version = List.of(Locations.distJcni().toString(), "--cni-path",
+                    Locations.distCniBin().toString(), "version", type);
+            ProcessResult result = Processes.run(version, Map.of(), null, Duration.ofSeconds(60));
+            assertThat(result.exitCode()).as(result.describe()).isZero();
+            assertThat(result.stdout()).contains("1.1.0");
+        }
+        List<String> del = new ArrayList<>(common);
+        del.addAll(List.of("del", "cli-net", tmp.resolve("no-netns").toString()));
+        assertThat(Processes.run(del, Map.of(), null, Duration.ofSeconds(60)).exitCode()).isZero();
     }
 
     @Test

@@ -1,9 +1,15 @@
 package io.jcni.plugins.internal;
 
+import io.jcni.plugins.internal.ipam.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.StaticPlugin;
 import io.jcni.plugins.internal.main.BridgePlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
 import io.jcni.plugins.internal.main.PtpPlugin;
+import io.jcni.plugins.internal.main.ifaces.DummyPlugin;
+import io.jcni.plugins.internal.main.ifaces.HostDevicePlugin;
+import io.jcni.plugins.internal.main.ifaces.IpvlanPlugin;
+import io.jcni.plugins.internal.main.ifaces.MacvlanPlugin;
+import io.jcni.plugins.internal.main.ifaces.VlanPlugin;
 import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
@@ -21,10 +27,12 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bridge", "loopback", "ptp", "static", "tuning");
+    public static final List<String> TYPES = List.of("bridge", "dummy", "host-device", "host-local", "ipvlan",
+            "loopback", "macvlan", "ptp", "static", "tuning", "vlan");
 
-    /** The types that use netlink-ffm; the others never touch FFM. */
-    private static final List<String> NETLINK_TYPES = List.of("bridge", "loopback", "ptp", "tuning");
+    /** The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory). */
+    private static final List<String> NETLINK_TYPES = List.of("bridge", "dummy", "host-device", "host-local",
+            "ipvlan", "loopback", "macvlan", "ptp", "tuning", "vlan");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -36,8 +44,8 @@ public final class PluginRegistry {
 
     /**
      * The AOT cache a plugin's launcher uses. The JVM loads every class of a cache at each start, and FFM with
-     * netlink adds some 500 classes (measured: ~4 ms of CPU per start), so plugins that never use FFM (the IPAM
-     * plugins) get a cache trained without them.
+     * netlink adds some 500 classes (measured: ~4 ms of CPU per start), so plugins that never use FFM (static)
+     * get a cache trained without them.
      */
     public static String aotGroup(String type) {
         return NETLINK_TYPES.contains(type) ? NETLINK_GROUP : PLAIN_GROUP;
@@ -49,6 +57,24 @@ public final class PluginRegistry {
         switch (type) {
             case "bridge":
                 skel = Skel.of(type, new BridgePlugin(), CniVersion.SUPPORTED);
+                break;
+            case "dummy":
+                skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "host-device":
+                skel = Skel.of(type, new HostDevicePlugin(), CniVersion.SUPPORTED);
+                break;
+            case "host-local":
+                skel = Skel.of(type, new HostLocalPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "ipvlan":
+                skel = Skel.of(type, new IpvlanPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "macvlan":
+                skel = Skel.of(type, new MacvlanPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "vlan":
+                skel = Skel.of(type, new VlanPlugin(), CniVersion.SUPPORTED);
                 break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);

@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.main;
 
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.MacAddress;
+import io.jcni.plugins.internal.net.Macs;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniArgs;
 import io.jcni.spec.CniError;
@@ -200,22 +201,15 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
         return mac;
     }
 
-    /** A 6-byte Ethernet MAC in colon or dash form (the forms Go's {@code net.ParseMAC} takes for Ethernet). */
+    /**
+     * A unicast MAC in the forms Go's {@code net.ParseMAC} takes for Ethernet ({@link Macs}); refused with
+     * {@code code} (4 for CNI_ARGS, 7 for the configuration).
+     */
     static MacAddress parseMac(String text, String field, int code) throws CniException {
-        MacAddress mac;
         try {
-            mac = MacAddress.parse(text.replace('-', ':'));
-        } catch (IllegalArgumentException e) {
-            throw new CniException(code, field + ": invalid MAC address \"" + text + "\"");
+            return Macs.parseUnicast(text, field);
+        } catch (CniException e) {
+            throw code == e.code() ? e : new CniException(code, e.error().msg(), e.error().details());
         }
-        if (mac.bytes().length != 6 || text.length() != 17) {
-            throw new CniException(code, field + ": invalid MAC address \"" + text + "\"",
-                    "expected 6 bytes as xx:xx:xx:xx:xx:xx");
-        }
-        if ((mac.bytes()[0] & 1) != 0) {
-            throw new CniException(code, field + ": " + text + " is a multicast address",
-                    "an interface address must be unicast (lowest bit of the first byte clear)");
-        }
-        return mac;
     }
 }

@@ -139,7 +139,8 @@ class BridgeConfigTest {
         "mtu wrong type|,\"mtu\":\"1400\"|6|mtu: expected integer, got string",
         "isGateway wrong type|,\"isGateway\":1|6|isGateway: expected boolean, got number",
         "bad runtimeConfig mac|,\"runtimeConfig\":{\"mac\":\"zz:00:00:00:00:01\"}|7|runtimeConfig.mac: invalid MAC address \"zz:00:00:00:00:01\"",
-        "multicast mac|,\"args\":{\"cni\":{\"mac\":\"01:00:5e:00:00:01\"}}|7|args.cni.mac: 01:00:5e:00:00:01 is a multicast address",
+        "multicast mac|,\"args\":{\"cni\":{\"mac\":\"01:00:5e:00:00:01\"}}|7|args.cni.mac: \"01:00:5e:00:00:01\" is a multicast address",
+        "dotted mac form is Go's too|,\"runtimeConfig\":{\"mac\":\"0a58.0ad8.0399\"},\"ipMasq\":true|2|ipMasq: true is not supported yet",
     })
     void refusedBeforeAnySideEffectWithGosMessage(String what, String extra, int code, String msg) throws Exception {
         CniError error = addError(extra);

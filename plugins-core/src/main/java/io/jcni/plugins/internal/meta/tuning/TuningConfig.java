@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal.meta.tuning;
 
 import io.jcni.netlink.MacAddress;
+import io.jcni.plugins.internal.net.Macs;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -122,8 +123,8 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "Required prevResult missing",
                     "tuning is a chained plugin: it runs after a plugin that created the interface");
         }
-        return new TuningConfig(dataDir, List.copyOf(sysctls), mac.isEmpty() ? null : parseMac(mac, "mac"), mtu,
-                promisc ? Boolean.TRUE : null, allmulti, txQueueLen, previous.get());
+        return new TuningConfig(dataDir, List.copyOf(sysctls), mac.isEmpty() ? null : Macs.parseUnicast(mac, "mac"),
+                mtu, promisc ? Boolean.TRUE : null, allmulti, txQueueLen, previous.get());
     }
 
     /** {@code dataDir}, or Go's default: all that DEL needs from the configuration. */
@@ -148,37 +149,5 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
             }
             into.put(entry.getKey(), entry.getValue().asString());
         }
-    }
-
-    /**
-     * An Ethernet MAC in the colon or hyphen form Go's {@code net.ParseMAC} accepts for 6 bytes; multicast and
-     * all-zero addresses are refused here (the kernel would refuse them with EADDRNOTAVAIL after other changes).
-     */
-    static MacAddress parseMac(String text, String field) throws CniException {
-        String normalized = text.replace('-', ':');
-        MacAddress mac;
-        try {
-            mac = text.indexOf(':') >= 0 && text.indexOf('-') >= 0 ? null : MacAddress.parse(normalized);
-        } catch (IllegalArgumentException e) {
-            mac = null;
-        }
-        if (mac == null || mac.bytes().length != 6 || normalized.length() != 17) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG, field + ": invalid MAC address \"" + text + "\"",
-                    "expected six hex bytes such as c2:b0:57:49:47:f1");
-        }
-        byte[] bytes = mac.bytes();
-        if ((bytes[0] & 1) != 0) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG, field + ": \"" + text
-                    + "\" is a multicast address", "an interface needs a unicast MAC (lowest bit of the first byte 0)");
-        }
-        boolean zero = true;
-        for (byte b : bytes) {
-            zero &= b == 0;
-        }
-        if (zero) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG, field + ": \"" + text
-                    + "\" is the all-zero address");
-        }
-        return mac;
     }
 }

@@ -1,0 +1,210 @@
+package io.jcni.plugins.internal.main.ifaces;
+
+import io.jcni.netlink.Link;
+import io.jcni.netlink.LinkAttrs;
+import io.jcni.netlink.MacAddress;
+import io.jcni.netlink.NetlinkException;
+import io.jcni.plugins.internal.net.Checks;
+import io.jcni.plugins.internal.net.IfaceConfig;
+import io.jcni.plugins.internal.net.Namespace;
+import io.jcni.plugins.internal.net.NetErrors;
+import io.jcni.plugins.internal.net.PrevResults;
+import io.jcni.plugins.internal.net.Undos;
+import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Rollback;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.Interface;
+import io.jcni.spec.IpConfig;
+import io.jcni.spec.Result;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The container's link of macvlan, ipvlan, vlan and dummy through its life: created (under a temporary name, then
+ * renamed), given its IPAM result, deleted, checked.
+ */
+final class ContainerLink {
+    private ContainerLink() {
+    }
+
+    /**
+     * Creates {@code link} in the container under a temporary name and renames it {@code ifName} there, as Go's
+     * plugins do (a name that exists on the host could otherwise collide while the link is created). The delete of
+     * each name is registered as soon as the name exists, and the final name's only once this ADD owns it: a link
+     * {@code ifName} that was there before is never deleted by the rollback.
+     *
+     * @param creator   the namespace whose handle creates the link and in which the lower device is looked up: the
+     *                  host (the link is created directly in the container) or the container ({@code linkInContainer})
+     * @param inContainer whether {@code creator} is the container
+     * @return the link, renamed, as the container sees it
+     */
+    static Link create(Namespace creator, Namespace container, boolean inContainer, NewLink link, int mtu,
+            MacAddress mac, String ifName, Rollback rollback) throws CniException {
+        String temporary = temporaryName();
+        LinkAttrs attrs = LinkAttrs.named(temporary).mtu(mtu).address(mac);
+        if (!inContainer) {
+            attrs = attrs.netns(container.netns());
+        }
+        try {
+            link.create(creator.nl(), attrs);
+        } catch (NetlinkException e) {
+            throw KernelSupport.createFailed(link.kind(), e);
+        }
+        rollback.onFailure("delete " + link.kind() + " " + temporary + " in " + container,
+                new Undos.DeleteLink(container, temporary));
+        int index;
+        try {
+            index = container.nl().link(temporary).index();
+            container.nl().setName(index, ifName);
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to rename " + link.kind() + " to \"" + ifName + "\"", e);
+        }
+        rollback.onFailure("delete " + link.kind() + " " + ifName + " in " + container,
+                new Undos.DeleteLink(container, ifName));
+        try {
+            return container.nl().link(index);
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to refetch " + link.kind() + " \"" + ifName + "\"", e);
+        }
+    }
+
+    /** {@code tmp} and 8 hex digits: unique enough for the moment it exists, and a valid interface name. */
+    static String temporaryName() {
+        String hex = Integer.toHexString(ThreadLocalRandom.current().nextInt());
+        return "tmp" + "00000000".substring(hex.length()) + hex;
+    }
+
+    /** The container link as a result's interface: name, MAC, sandbox. */
+    static Interface describe(Link link, String sandbox) {
+        return new Interface(link.name(), link.address() == null ? "" : link.address().toString(), sandbox);
+    }
+
+    /**
+     * Applies an IPAM result to the link, as Go's plugins do after creating it: no addresses is an error
+     * ({@code IPAM plugin returned missing IP config}), every address goes on this interface (index 0), and the
+     * result reports only this interface. With {@code announce}, {@code arp_notify} and {@code ndisc_notify} are set
+     * first so the kernel announces the addresses when the link comes up (newer upstream macvlan and ipvlan; failures
+     * ignored as there).
+     */
+    static Result configure(CniRequest request, Namespace container, Interface iface, CniResult ipam,
+            boolean announce) throws CniException {
+        Result from = Result.from(ipam);
+        if (from.ips().isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "IPAM plugin returned missing IP config",
+                    "IPAM plugin " + request.config().ipamType() + " returned no addresses");
+        }
+        List<IpConfig> ips = new ArrayList<>(from.ips().size());
+        for (IpConfig ip : from.ips()) {
+            ips.add(ip.withInterfaceIndex(0));
+        }
+        Result result = from.withInterfaces(List.of(iface)).withIps(ips);
+        if (announce) {
+            try {
+                container.exchangeSysctls(List.of(
+                        new Namespace.SysctlWrite("net/ipv4/conf/" + iface.name() + "/arp_notify", "1", false),
+                        new Namespace.SysctlWrite("net/ipv6/conf/" + iface.name() + "/ndisc_notify", "1", false)));
+            } catch (NetlinkException e) {
+                request.log().warn("could not enable address announcements on " + iface.name() + ": "
+                        + e.getMessage());
+            }
+        }
+        IfaceConfig.configure(container, iface.name(), result, request.rollback(), request.log());
+        return result;
+    }
+
+    /** {@code ip link set dev IFNAME up}, for a link without addresses (L2 mode). */
+    static void up(Namespace container, Link link) throws CniException {
+        try {
+            container.nl().setUp(link.index());
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to set \"" + link.name() + "\" UP", e);
+        }
+    }
+
+    /**
+     * DEL's part for the link: deletes {@code ifName} in the container; no namespace, a gone namespace or a gone link
+     * is success (repeated DEL, DEL after the container was removed).
+     */
+    static void delete(String netns, String ifName) throws CniException {
+        Optional<Namespace> container = Namespace.containerIfPresent(netns);
+        if (container.isEmpty()) {
+            return;
+        }
+        try (Namespace ns = container.get()) {
+            ns.nl().deleteLink(ifName);
+        } catch (NetlinkException e) {
+            if (!e.isNotFound()) {
+                throw NetErrors.failure("failed to delete \"" + ifName + "\" in " + netns, e);
+            }
+        }
+    }
+
+    /**
+     * DEL: releases the IPAM allocation (if any) and deletes the link, attempting both whatever the other did; the
+     * first failure is reported after both were tried.
+     */
+    static void delete(CniRequest request) throws CniException {
+        CniException first = null;
+        if (!request.config().ipamType().isEmpty()) {
+            try {
+                request.ipam().del();
+            } catch (CniException e) {
+                first = e;
+            }
+        }
+        try {
+            delete(request.netns(), request.ifName());
+        } catch (CniException e) {
+            if (first == null) {
+                first = e;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
+     * CHECK's part common to the plugins, in Go's order and words: the prevResult's interface of this attachment
+     * (CNI_IFNAME in CNI_NETNS), present in the container, of {@code kind}, with its recorded MAC.
+     *
+     * @return the container's link
+     */
+    static Link check(Namespace container, Result previous, String ifName, String netns, String kind)
+            throws CniException {
+        Optional<Interface> recorded = PrevResults.containerInterface(previous, ifName, netns);
+        if (recorded.isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "Sandbox in prevResult  doesn't match configured netns: "
+                    + netns, "prevResult has no interface " + ifName + " with sandbox " + netns);
+        }
+        Interface expected = recorded.get();
+        Optional<Link> found;
+        try {
+            found = container.nl().findLink(ifName);
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to look up \"" + ifName + "\" in " + container, e);
+        }
+        if (found.isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "Container Interface name in prevResult: " + ifName
+                    + " not found");
+        }
+        Link link = found.get();
+        if (!link.kind().equals(kind)) {
+            throw new CniException(CniError.INTERNAL, "Error: Container interface " + ifName + " not of type " + kind,
+                    "its kind is \"" + link.kind() + "\"");
+        }
+        Checks.mac(expected, link, "Interface " + ifName + " Mac " + expected.mac() + " doesn't match container Mac: "
+                + link.address());
+        return link;
+    }
+
+    /** CHECK of the prevResult's addresses and routes against the container (Go's ValidateExpected*). */
+    static void checkAddressing(Namespace container, Result previous, String ifName) throws CniException {
+        Checks.interfaceIps(container, ifName, previous.ips());
+        Checks.routes(container, previous.routes(), IfaceConfig.Gateways.of(previous.ips()));
+    }
+}

@@ -52,7 +52,10 @@ class GoBridgeWithJcniHostLocalTest {
     }
 
     @AfterEach
-    void removeWorld() {
+    void removeWorld() throws java.io.IOException {
+        // The symlinks point outside the temp dir; removing them first keeps JUnit's cleanup quiet.
+        Files.deleteIfExists(tmp.resolve("bin/bridge"));
+        Files.deleteIfExists(tmp.resolve("bin/host-local"));
         try {
             if (netns != null) {
                 netns.close();
@@ -80,8 +83,14 @@ class GoBridgeWithJcniHostLocalTest {
                 + "\",\"ipam\":{\"type\":\"host-local\",\"dataDir\":\"" + dataDir + "\",\"ranges\":["
                 + "[{\"subnet\":\"10.214.7.0/24\"}],[{\"subnet\":\"fd14:7::/64\"}]],"
                 + "\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}]}");
-        LibcniDriver driver = LibcniDriver.create(List.of(Locations.distCniBin(), Locations.referencePlugins()),
-                tmp.resolve("cache")).withEnv(Map.of("JCNI_DEBUG", "1"));
+        // dist ships a bridge of its own now: CNI_PATH is a directory holding Go's bridge and jcni's host-local.
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        if (!Files.exists(bin.resolve("bridge"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.createSymbolicLink(bin.resolve("bridge"), Locations.referencePlugin("bridge"));
+            Files.createSymbolicLink(bin.resolve("host-local"), Locations.distPlugin("host-local"));
+        }
+        LibcniDriver driver = LibcniDriver.create(List.of(bin), tmp.resolve("cache"))
+                .withEnv(Map.of("JCNI_DEBUG", "1"));
         Attachment attachment = Attachment.of("sdk-" + cniVersion.replace('.', '-'), "eth0");
 
         var added = driver.add(conf, netns.path(), attachment);

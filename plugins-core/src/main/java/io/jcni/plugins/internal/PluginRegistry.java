@@ -2,7 +2,9 @@ package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.StaticPlugin;
+import io.jcni.plugins.internal.main.BridgePlugin;
 import io.jcni.plugins.internal.main.LoopbackPlugin;
+import io.jcni.plugins.internal.main.PtpPlugin;
 import io.jcni.plugins.internal.main.ifaces.DummyPlugin;
 import io.jcni.plugins.internal.main.ifaces.HostDevicePlugin;
 import io.jcni.plugins.internal.main.ifaces.IpvlanPlugin;
@@ -25,12 +27,12 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("dummy", "host-device", "host-local", "ipvlan", "loopback",
-            "macvlan", "static", "tuning", "vlan");
+    public static final List<String> TYPES = List.of("bridge", "dummy", "host-device", "host-local", "ipvlan",
+            "loopback", "macvlan", "ptp", "static", "tuning", "vlan");
 
     /** The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory). */
-    private static final List<String> NETLINK_TYPES = List.of("dummy", "host-device", "host-local", "ipvlan",
-            "loopback", "macvlan", "tuning", "vlan");
+    private static final List<String> NETLINK_TYPES = List.of("bridge", "dummy", "host-device", "host-local",
+            "ipvlan", "loopback", "macvlan", "ptp", "tuning", "vlan");
 
     /** AOT cache group of plugins that use netlink (FFM): see {@link #aotGroup}. */
     public static final String NETLINK_GROUP = "netlink";
@@ -53,6 +55,9 @@ public final class PluginRegistry {
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "bridge":
+                skel = Skel.of(type, new BridgePlugin(), CniVersion.SUPPORTED);
+                break;
             case "dummy":
                 skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);
                 break;
@@ -73,6 +78,9 @@ public final class PluginRegistry {
                 break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "ptp":
+                skel = Skel.of(type, new PtpPlugin(), CniVersion.SUPPORTED);
                 break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);

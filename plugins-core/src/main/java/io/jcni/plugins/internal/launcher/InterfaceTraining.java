@@ -1,0 +1,115 @@
+package io.jcni.plugins.internal.launcher;
+
+import io.jcni.netlink.NetNs;
+import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.runtime.JcniLaunchers;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The AOT training of the interface plugins (bridge, ptp): their real ADD, CHECK and DEL, so that the cache holds
+ * their classes and the netlink paths they use (veth and bridge creation, batches, routes, sysctls in another
+ * namespace, in-process IPAM delegation).
+ *
+ * <p>Nothing touches the build host: the whole run happens on a thread inside a fresh anonymous namespace that stands
+ * in for the host (a plugin's "host" is the namespace of the thread it runs on), with a second one as the container.
+ * Both vanish when the training ends. IPAM is jcni's static plugin, delegated to in-process through a launcher marker
+ * file in the work dir (host-local too, once the image ships it). Root only, like all namespace work.
+ */
+final class InterfaceTraining implements NetNs.Task<String, IOException> {
+    private final Path work;
+    private final String containerPath;
+    private final StringBuilder failures = new StringBuilder();
+    private int calls;
+
+    private InterfaceTraining(Path work, String containerPath) {
+        this.work = work;
+        this.containerPath = containerPath;
+    }
+
+    /**
+     * Runs the scenarios; returns "" or the failures, and adds the number of calls made to {@code counter[0]}.
+     */
+    static String run(Path work, int[] counter) throws IOException {
+        try (NetNs host = NetNs.create(); NetNs container = NetNs.create()) {
+            InterfaceTraining training = new InterfaceTraining(work, container.path().toString());
+            String failures = host.call(training);
+            counter[0] += training.calls;
+            return failures;
+        }
+    }
+
+    @Override
+    public String run() throws IOException {
+        Path bin = Files.createDirectories(work.resolve("interface-bin"));
+        for (String ipam : new String[] {"static", "host-local"}) {
+            if (PluginRegistry.skel(ipam) != null) {
+                Path launcher = bin.resolve(ipam);
+                Files.writeString(launcher, "#!/bin/sh\n" + JcniLaunchers.markerLine(ipam) + "\nexit 1\n");
+                Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+        }
+        String ipam = "{\"type\":\"static\",\"addresses\":[{\"address\":\"10.99.1.5/24\",\"gateway\":\"10.99.1.1\"},"
+                + "{\"address\":\"fd99:1::5/64\",\"gateway\":\"fd99:1::1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}";
+        if (PluginRegistry.skel("host-local") != null) {
+            ipam = "{\"type\":\"host-local\",\"dataDir\":\"" + work.resolve("interface-ipam") + "\",\"ranges\":["
+                    + "[{\"subnet\":\"10.99.1.0/24\"}],[{\"subnet\":\"fd99:1::/64\"}]],\"routes\":[{\"dst\":"
+                    + "\"0.0.0.0/0\"}]}";
+        }
+        String bridge = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-br\",\"type\":\"bridge\",\"bridge\":\"aot-br0\","
+                + "\"isDefaultGateway\":true,\"mtu\":1400,\"ipam\":" + ipam + "}";
+        cycle("bridge", bridge, bin, "eth0");
+        cycle("bridge", bridge, bin, "eth1");
+        String layer2 = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-l2\",\"type\":\"bridge\",\"bridge\":\"aot-br1\","
+                + "\"portIsolation\":true}";
+        cycle("bridge", layer2, bin, "eth2");
+        String ptp = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\",\"type\":\"ptp\",\"ipam\":" + ipam + "}";
+        cycle("ptp", ptp, bin, "eth3");
+        call("bridge", env("ADD", bin, "eth4"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-br\",\"type\":\"bridge\","
+                + "\"ipMasq\":true}", 1);
+        // An IPAM plugin that is not jcni's is exec'd: train that path too (process start, pipes, the JDK's logging of
+        // process starts), with a script standing in for it.
+        Path foreign = bin.resolve("aot-exec-ipam");
+        Files.writeString(foreign, "#!/bin/sh\ncat >/dev/null\n[ \"$CNI_COMMAND\" = ADD ] || exit 0\n"
+                + "echo '{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.99.2.5/24\",\"gateway\":\"10.99.2.1\"}]}'\n");
+        Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwxr-xr-x"));
+        cycle("bridge", "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ex\",\"type\":\"bridge\",\"bridge\":\"aot-br2\","
+                + "\"isGateway\":true,\"ipam\":{\"type\":\"aot-exec-ipam\"}}", bin, "eth5");
+        return failures.toString();
+    }
+
+    private void cycle(String type, String conf, Path bin, String ifName) {
+        call(type, env("ADD", bin, ifName), conf, 0);
+        call(type, env("DEL", bin, ifName), conf, 0);
+        call(type, env("DEL", bin, ifName), conf, 0);
+    }
+
+    private Map<String, String> env(String command, Path bin, String ifName) {
+        Map<String, String> env = new HashMap<>();
+        env.put("CNI_COMMAND", command);
+        env.put("CNI_CONTAINERID", "jcni-aot-training");
+        env.put("CNI_NETNS", containerPath);
+        env.put("CNI_IFNAME", ifName);
+        env.put("CNI_PATH", bin.toString());
+        return env;
+    }
+
+    private void call(String type, Map<String, String> env, String stdin, int expected) {
+        calls++;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = PluginRegistry.skel(type).run(env, stdin.getBytes(StandardCharsets.UTF_8), out, err);
+        if (status != expected) {
+            failures.append("AOT training: ").append(type).append(' ').append(env.get("CNI_COMMAND"))
+                    .append(" exited ").append(status).append(", expected ").append(expected).append("\n  stdout: ")
+                    .append(out.toString(StandardCharsets.UTF_8)).append("\n  stderr: ")
+                    .append(err.toString(StandardCharsets.UTF_8)).append('\n');
+        }
+    }
+}

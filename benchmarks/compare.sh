@@ -130,7 +130,8 @@ before=$(snapshot)
 # Lines of a snapshot difference this script could have caused: its namespaces, the links its plugins create
 # (bridges named after the namespaces, veth<hex> host ends), their addresses and routes (10.211-213.x, 10.220.x),
 # sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
-ours="^[<>] (netns $tag|sysctl |file |link (veth|bridge-|bstatic-|ptp-|chain-|jcni-bjmh)|(addr|route[46]) .*( dev (veth|bridge-|bstatic-|ptp-|chain-|jcni-bjmh)| 10\.(21[123]|220)\.))"
+links="(veth|bridge-|bstatic-|ptp-|chain-|jcni-bjmh)"
+ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|220)\.))"
 
 # host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
 # difference and returns 1 (only other programs' changes) or 2 (changes this script could have made). A difference
@@ -144,7 +145,8 @@ host_check() {
   [ "$now" != "$before" ] || return 0
   diff=$(diff <(echo "$before") <(echo "$now") | grep '^[<>]')
   if echo "$diff" | grep -Eq "$ours"; then
-    { echo "compare.sh: THE HOST CHANGED ($1): forwarding sysctls, CNI state or names this script uses (< before, > after):"
+    { echo "compare.sh: THE HOST CHANGED ($1): forwarding sysctls, CNI state or names this script uses" \
+           "(< before, > after):"
       echo "$diff"; } >&2
     return 2
   fi

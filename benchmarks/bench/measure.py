@@ -286,8 +286,8 @@ class Measure:
             {"cniVersion": "1.0.0", "name": "bench-trivial", "plugins": [{"type": "trivial-plugin"}]}))
         netns = self.netns("absent")  # the trivial plugin never opens it
         java = subprocess.Popen(
-            [self.a.java, "--enable-native-access=ALL-UNNAMED", "-cp", self.a.jar, "io.jcni.benchmarks.runtime.ExecLoop",
-             bin_dir, cache_jcni, conf, netns], env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [self.a.java, "--enable-native-access=ALL-UNNAMED", "-cp", self.a.jar,
+             "io.jcni.benchmarks.runtime.ExecLoop", bin_dir, cache_jcni, conf, netns], env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, bufsize=1)
 
         def jcni_block(variant, count):

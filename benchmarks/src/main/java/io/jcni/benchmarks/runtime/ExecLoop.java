@@ -22,7 +22,8 @@ import java.util.List;
  * alternate blocks of it with blocks of Go libcni's {@code libcni-driver bench-exec} on the same plugin binary.
  *
  * <pre>
- * java -cp benchmarks.jar io.jcni.benchmarks.runtime.ExecLoop &lt;cni-path dir&gt; &lt;cache dir&gt; &lt;list file&gt; &lt;netns&gt;
+ * java -cp benchmarks.jar io.jcni.benchmarks.runtime.ExecLoop \
+ *     &lt;cni-path dir&gt; &lt;cache dir&gt; &lt;list file&gt; &lt;netns&gt;
  * </pre>
  * Reads one request per line on stdin, {@code <variant> <count>}, and answers each with one line on stdout: the
  * wall time of every call in nanoseconds, space-separated, or {@code error <message>} (the process then exits 1).

@@ -227,6 +227,6 @@ case $check in
   *) host="CHANGED: forwarding sysctls, CNI state or names this script uses (see compare.sh's output)" ;;
 esac
 python3 "$bench/report.py" --results "$out/results.json" --start "$work/start.json" --end "$work/end.json" \
-  "${jmh_args[@]}" --options "${args[*]}" --host-check "$host" --out "$out"
+  "${jmh_args[@]}" --options="${args[*]}" --host-check="$host" --out "$out"
 [ $check -ne 2 ] || die "the host changed (above); the report says so"
 say "report: $out/report.md (chart: exec-latency.svg)"

@@ -189,8 +189,10 @@ class Measure:
             return None
         out = os.path.join(self.work, "hyperfine.json")
         commands = [f"{self.go}/host-local", f"{self.dist}/host-local"]
-        subprocess.run(["hyperfine", "-N", "-w", "5", "-r", str(max(self.a.n, 10)), "--export-json", out] + commands,
-                       env=self.env(CNI_COMMAND="VERSION"), check=True, stdout=subprocess.DEVNULL)
+        p = subprocess.run(["hyperfine", "-N", "-w", "5", "-r", str(max(self.a.n, 10)), "--export-json", out]
+                           + commands, env=self.env(CNI_COMMAND="VERSION"), capture_output=True, text=True)
+        if p.returncode != 0:
+            raise ExecFailed(f"hyperfine failed ({p.returncode}): {p.stderr}")
         with open(out) as f:
             results = json.load(f)["results"]
         return [{"side": side, "command": r["command"], "times_ms": [t * 1000 for t in r["times"]]}

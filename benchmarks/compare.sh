@@ -115,7 +115,7 @@ snapshot() {
   ip -o addr show | awk '{print "addr " $2 " " $4}' | sort
   ip route show | sed 's/^/route4 /' | sort
   ip -6 route show | sed -e 's/ expires [0-9]*sec//' -e 's/^/route6 /' | sort
-  ip netns list | awk '{print "netns " $1}' | sort
+  ip netns list 2>/dev/null | awk '{print "netns " $1}' | sort
   for d in /var/lib/cni /var/lib/cni/networks /run/cni /run/cni/tuning; do
     [ -d "$d" ] && find "$d" -maxdepth 1 -mindepth 1 -printf "file $d/%f\n" | sort
   done
@@ -161,7 +161,7 @@ cleanup() {
   set +e
   for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
   # Anything else of this run (e.g. a JMH trial's namespace whose JVM was killed) carries the tag.
-  for ns in $(ip netns list | awk -v t="$tag" 'index($1, t) == 1 {print $1}'); do ip netns del "$ns"; done
+  for ns in $(ip netns list 2>/dev/null | awk -v t="$tag" 'index($1, t) == 1 {print $1}'); do ip netns del "$ns"; done
   rm -rf "$work"
   host_check "after the cleanup" || check=$?
   if [ $check -eq 2 ] && [ $rc -eq 0 ]; then rc=3; fi

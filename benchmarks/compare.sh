@@ -12,13 +12,16 @@
 #    bridge + host-local ADD/DEL; a bridge -> tuning chain run by jcni's runtime CLI with Go's and with jcni's plugins;
 #    runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each
 #    exec from wait4.
-# 4. --jmh: the JMH suite, briefly, in the same host namespace; its JSON is folded into the report.
+# 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
+#    the report.
 # 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
-# Everything it creates is removed on exit, also on failure or ^C, and it fails loudly if the real host's links,
-# addresses, routes, namespaces, forwarding sysctls or CNI state directories differ afterwards.
+# Everything it creates is removed on exit, also on failure or ^C. The real host's links, addresses, routes,
+# namespaces, forwarding sysctls and CNI state directories are compared before and after (and while the run's
+# namespaces still exist): a change this script could have made (a sysctl, CNI state, a name it uses) fails the run
+# loudly; other programs' changes are printed and noted in the report.
 #
 # Options:
-#   --quick          few rounds (n 5, 2 at 90 %), short JMH: proves the pipeline, not the numbers
+#   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
 #   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,runtime (the default)
@@ -111,10 +114,10 @@ snapshot() {
            net/ipv6/conf/all/forwarding net/ipv6/conf/default/forwarding; do
     echo "sysctl $k=$(cat "/proc/sys/$k" 2>/dev/null || echo absent)"
   done
-  ip -o link show | awk -F': ' '{sub(/@.*/, "", $2); print "link " $2}' | sort
-  ip -o addr show | awk '{print "addr " $2 " " $4}' | sort
-  ip route show | sed 's/^/route4 /' | sort
-  ip -6 route show | sed -e 's/ expires [0-9]*sec//' -e 's/^/route6 /' | sort
+  ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print "link " $2}' | sort
+  ip -o addr show 2>/dev/null | awk '{print "addr " $2 " " $4}' | sort
+  ip route show 2>/dev/null | sed 's/^/route4 /' | sort
+  ip -6 route show 2>/dev/null | sed -e 's/ expires [0-9]*sec//' -e 's/^/route6 /' | sort
   ip netns list 2>/dev/null | awk '{print "netns " $1}' | sort
   for d in /var/lib/cni /var/lib/cni/networks /run/cni /run/cni/tuning; do
     [ -d "$d" ] && find "$d" -maxdepth 1 -mindepth 1 -printf "file $d/%f\n" | sort

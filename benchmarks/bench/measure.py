@@ -199,30 +199,41 @@ class Measure:
                 for side, r in zip(("go", "jcni"), results)]
 
     def host_local(self, suite, fill):
-        subnet = {"go": "10.201.0.0/16", "jcni": "10.202.0.0/16"}
-        variants = {}
-        for side, exe in (("go", self.go), ("jcni", self.dist)):
-            data = os.path.join(self.work, f"{suite}-{side}")
-            if fill:
-                self.log(f"{suite}: writing {fill} reservations in Go's format for {side}")
-                fill_reservations(os.path.join(data, "bench"), subnet[side].rsplit(".", 2)[0], fill)
-            conf = write(os.path.join(self.work, f"{suite}-{side}.json"), json.dumps(
-                {"cniVersion": "1.0.0", "name": "bench", "type": "bridge",
-                 "ipam": {"type": "host-local", "dataDir": data, "ranges": [[{"subnet": subnet[side]}]]}}))
-            base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
-                        CNI_PATH=exe)
-            variants[side] = (
-                Variant(f"{side} host-local ADD", side, [f"{exe}/host-local"], self.env(CNI_COMMAND="ADD", **base),
-                        conf, has_ip),
-                Variant(f"{side} host-local DEL", side, [f"{exe}/host-local"], self.env(CNI_COMMAND="DEL", **base),
-                        conf))
-            # One untimed DEL: jcni builds its index of a data directory it has not seen (once per directory).
-            variants[side][1].run(self.work, True)
-            variants[side][1].samples.clear()
-        steps = [(variants["go"][0], variants["jcni"][0]), (variants["go"][1], variants["jcni"][1])]
+        """host-local ADD then DEL of one attachment per side per round, on a /16 holding `fill` reservations. With
+        a fill, the same rounds also run both sides on an empty /16 (the "control" variants), so that growth with
+        the fill is read from one set of rounds rather than across suites that ran under different load."""
+        steps = [self.host_local_pair(suite, fill, "")]
+        if fill:
+            steps.append(self.host_local_pair(suite, 0, ", empty /16 (control)"))
+        steps = [(go[0], jcni[0]) for go, jcni in steps] + [(go[1], jcni[1]) for go, jcni in steps]
         rounds = self.a.n_full if fill else self.a.n
         self.rounds(suite, steps, rounds, 1 if fill else self.a.warmup)
         self.save(suite, [v for pair in steps for v in pair], fill=fill, subnet_size=65536)
+
+    def host_local_pair(self, suite, fill, suffix):
+        """(Go's (ADD, DEL), jcni's (ADD, DEL)) on a /16 of their own each, prefilled with `fill` reservations."""
+        subnet = {("go", True): "10.201", ("jcni", True): "10.202", ("go", False): "10.203", ("jcni", False): "10.204"}
+        pairs = []
+        for side, exe in (("go", self.go), ("jcni", self.dist)):
+            prefix = subnet[(side, suffix == "")]
+            data = os.path.join(self.work, f"{suite}-{side}-{prefix}")
+            if fill:
+                self.log(f"{suite}: writing {fill} reservations in Go's format for {side}")
+                fill_reservations(os.path.join(data, "bench"), prefix, fill)
+            conf = write(data + ".json", json.dumps(
+                {"cniVersion": "1.0.0", "name": "bench", "type": "bridge",
+                 "ipam": {"type": "host-local", "dataDir": data, "ranges": [[{"subnet": f"{prefix}.0.0/16"}]]}}))
+            base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
+                        CNI_PATH=exe)
+            add = Variant(f"{side} host-local ADD{suffix}", side, [f"{exe}/host-local"],
+                          self.env(CNI_COMMAND="ADD", **base), conf, has_ip)
+            delete = Variant(f"{side} host-local DEL{suffix}", side, [f"{exe}/host-local"],
+                             self.env(CNI_COMMAND="DEL", **base), conf)
+            # One untimed DEL: jcni builds its index of a data directory it has not seen (once per directory).
+            delete.run(self.work, True)
+            delete.samples.clear()
+            pairs.append((add, delete))
+        return tuple(pairs)
 
     def interface(self, suite, plugin, ipam_type):
         """bridge or ptp with host-local (or static) IPAM, ADD then DEL of one attachment per side per round."""

@@ -116,8 +116,8 @@ snapshot() {
   done
   ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print "link " $2}' | sort
   ip -o addr show 2>/dev/null | awk '{print "addr " $2 " " $4}' | sort
-  ip route show 2>/dev/null | sed 's/^/route4 /' | sort
-  ip -6 route show 2>/dev/null | sed -e 's/ expires [0-9]*sec//' -e 's/^/route6 /' | sort
+  ip route show 2>/dev/null | sed -e 's/ linkdown//' -e 's/^/route4 /' | sort
+  ip -6 route show 2>/dev/null | sed -e 's/ expires [0-9]*sec//' -e 's/ linkdown//' -e 's/^/route6 /' | sort
   ip netns list 2>/dev/null | awk '{print "netns " $1}' | sort
   for d in /var/lib/cni /var/lib/cni/networks /run/cni /run/cni/tuning; do
     [ -d "$d" ] && find "$d" -maxdepth 1 -mindepth 1 -printf "file $d/%f\n" | sort

@@ -280,7 +280,7 @@ def jmh_section(jmh, jmh_options, rows):
         return idx.get((name, tuple(sorted((k, str(v)) for k, v in params.items()))))
 
     out = ["", "## JMH (in-process)", "", f"JMH options: `{jmh_options}`. Scores per operation: the mean for "
-           "average-time benchmarks, the median sample for sample-time ones (marked p50).", ""]
+           "average-time benchmarks, the median sample for sample-time ones (the tables say p50).", ""]
     # netlink
     pairs = [("address add", "addressAdd", "addressAddBatched", 26), ("route add", "routeAdd", "routeAddBatched", 9),
              ("veth add", "vethAdd", "vethAddBatched", None), ("veth delete", "vethDelete", "vethDeleteBatched", None)]

@@ -31,14 +31,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * bridge (or ptp) ADD and DEL run in-process, as a Java runtime that links jcni's plugins runs them
  * ({@code Plugins.inProcess()}): no JVM start, no FFM bootstrap per call, the IPAM plugin (static) delegated to in the
  * same JVM. What is left is the plugin's own work and the kernel's, the figure to set next to Go's exec'd plugin
- * (plugins-core/bench/bridge-bench.py measures the exec path in the same units).
+ * (benchmarks/compare.sh measures the exec path in the same units).
  *
  * <ul>
  *   <li>{@code add}: one ADD; the attachment is deleted again outside the measurement;</li>
  *   <li>{@code del}: one DEL of an attachment added outside the measurement (includes the kernel's veth deletion,
  *       ~16 ms here, as Go's DEL does).</li>
  * </ul>
- * Needs root; makes namespace {@code jcni-net-jmh-*} and bridge {@code jcni-net-jmh*} and removes them at the end.
+ * Needs root; makes namespace {@code <prefix>-jmh-*} ({@code $JCNI_BENCH_NETNS_PREFIX}, default {@code jcni-bench}) and
+ * bridge {@code jcni-bjmh*} and removes them at the end. {@code benchmarks/compare.sh --jmh} runs it inside a namespace
+ * of its own, so the bridge is not on the real host.
  * Run briefly: {@code java -jar benchmarks/target/benchmarks.jar BridgeInProcessBenchmark -f 1 -wi 2 -i 3 -w 1 -r 2}.
  * Each invocation is milliseconds long, so per-invocation setup is fine here.
  */
@@ -64,8 +66,9 @@ public class BridgeInProcessBenchmark {
     @Setup(Level.Trial)
     public void world() throws Exception {
         String suffix = HexFormat.of().toHexDigits((short) ThreadLocalRandom.current().nextInt());
-        netns = "jcni-net-jmh-" + suffix;
-        bridge = "jcni-net-jmh" + suffix.substring(0, 3);
+        // benchmarks/compare.sh passes its run's tag, so that its cleanup finds the namespace of a killed trial.
+        netns = System.getenv().getOrDefault("JCNI_BENCH_NETNS_PREFIX", "jcni-bench") + "-jmh-" + suffix;
+        bridge = "jcni-bjmh" + suffix;
         run("ip", "netns", "add", netns);
         work = Files.createTempDirectory("jcni-net-jmh");
         // jcni's static IPAM, recognized as a jcni launcher in CNI_PATH and therefore delegated to in-process.

@@ -49,7 +49,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@link #decodeVersionInfo}: decoding the plugin's VERSION answer alone.</li>
  * </ul>
  * Sample mode: the p0.50 of the per-call times is the figure to compare with Go's median.
- * {@code benchmarks/runtime-exec-ratio.sh} builds the plugin, runs both and prints the ratio.
+ * {@code benchmarks/compare.sh} compares the same exec with Go libcni's, interleaved, in its runtime rows
+ * ({@link ExecLoop}).
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RuntimeExecBenchmark -p pluginDir=<dir of trivial-plugin>}
  * (build the plugin with {@code it/scripts/build-go-tools.sh <dir>}).

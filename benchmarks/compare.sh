@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# jcni against the Go reference, on this machine, in one run: the performance report of issue 7.
+#
+#   sudo benchmarks/compare.sh [--quick] [--jmh] [--n N] [--n-full N] [--suites LIST] [--no-setup] [--no-build]
+#
+# 1. scripts/setup (Debian's Go plugins, Go + libcni source, hyperfine, iproute2), then the build
+#    (./mvnw -B -q package -DskipTests) and the Go peers (it/scripts/build-go-tools.sh: libcni-driver, trivial-plugin).
+# 2. Checks that jcni's AOT caches are accepted (a stale cache silently doubles start-up).
+# 3. Creates a network namespace that plays the host (bridges, host-side veths and forwarding sysctls live there) and
+#    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, Go and jcni
+#    alternating in every round: VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16;
+#    bridge + host-local ADD/DEL; a bridge -> tuning chain run by jcni's runtime CLI with Go's and with jcni's plugins;
+#    runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each
+#    exec from wait4.
+# 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
+#    the report.
+# 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
+# Everything it creates is removed on exit, also on failure or ^C. The real host's links, addresses, routes,
+# namespaces, forwarding sysctls and CNI state directories are compared before and after (and while the run's
+# namespaces still exist): a change this script could have made (a sysctl, CNI state, a name it uses) fails the run
+# loudly; other programs' changes are printed and noted in the report.
+#
+# Options:
+#   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
+#   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
+#   --warmup N       warm-up rounds, discarded (default 3)
+#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,runtime (the default)
+#                    and the extras ptp,bridge-static
+#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
+#   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
+#   --no-setup       skip scripts/setup;  --no-build: skip the Maven and Go builds (use what is built)
+#   --out DIR        report directory (default benchmarks/target/report)
+# Needs root (namespaces). Numbers on a shared or busy machine are noisy: compare ratios within one run.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench=$root/benchmarks/bench
+out=$root/benchmarks/target/report
+gobin=$root/benchmarks/target/go-bin
+jar=$root/benchmarks/target/benchmarks.jar
+args=("$@")
+n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts=''
+suites=version,host-local,host-local-90,bridge,chain,runtime
+
+die() { echo "compare.sh: $*" >&2; exit 1; }
+say() { echo "compare.sh: $*" >&2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=true ;;
+    --jmh) jmh=true ;;
+    --n) n=${2:?--n needs a value}; shift ;;
+    --n-full) n_full=${2:?--n-full needs a value}; shift ;;
+    --warmup) warmup=${2:?--warmup needs a value}; shift ;;
+    --suites) suites=${2:?--suites needs a value}; shift ;;
+    --jmh-opts) jmh_opts=${2:?--jmh-opts needs a value}; shift ;;
+    --no-setup) setup=false ;;
+    --no-build) build=false ;;
+    --out) out=${2:?--out needs a value}; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option $1 (--help)" ;;
+  esac
+  shift
+done
+if $quick; then
+  n=${n:-5} n_full=${n_full:-2} warmup=${warmup:-1}
+  jmh_opts=${jmh_opts:--f 1 -wi 1 -i 1 -w 500ms -r 500ms}
+  block=10 factor=4
+else
+  n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3}
+  jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}
+  block=20 factor=5
+fi
+[ "$(id -u)" -eq 0 ] || die "needs root: it creates network namespaces (sudo $0 ${args[*]})"
+
+# ---------------------------------------------------------------------------------------------- setup and build
+if $setup; then
+  say "scripts/setup"
+  "$root/scripts/setup"
+fi
+if $build; then
+  say "building jcni (./mvnw -B -q package -DskipTests)"
+  (cd "$root" && ./mvnw -B -q package -DskipTests)
+  "$root/it/scripts/build-go-tools.sh" "$gobin"
+fi
+[ ! -f "$gobin/SKIPPED" ] || die "Go peers not built: $(cat "$gobin/SKIPPED")"
+# find-jdk.sh (what ./mvnw uses to pick a JDK >= 25) is not written for set -e.
+set +e
+# shellcheck source=/dev/null
+. "$root/.mvn/find-jdk.sh"
+set -e
+java=$JAVA_HOME/bin/java
+for f in "$root/dist/bin/jcni" "$root/dist/cni/bin/host-local" "$root/dist/cni/bin/bridge" "$root/dist/cni/bin/tuning" \
+         /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning "$gobin/libcni-driver" \
+         "$gobin/trivial-plugin"; do
+  [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
+done
+[ -f "$jar" ] || die "missing $jar (run without --no-build)"
+command -v hyperfine >/dev/null || die "hyperfine is not installed (run without --no-setup)"
+
+# A stale AOT cache is ignored with a warning and start-up silently doubles: -XX:AOTMode=on makes it fail instead.
+for launcher in cni/bin/host-local cni/bin/bridge; do
+  JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$root/dist/$launcher" </dev/null >/dev/null ||
+    die "dist/$launcher: its AOT cache is not accepted (rebuild: ./mvnw -B package)"
+done
+JCNI_JAVA_OPTS=-XX:AOTMode=on "$root/dist/bin/jcni" --version >/dev/null ||
+  die "dist/bin/jcni: its AOT cache is not accepted (rebuild: ./mvnw -B package)"
+
+# ---------------------------------------------------------------------------------------------- the host check
+# What must be the same before and after: the host's links, addresses, routes, namespaces, forwarding sysctls and
+# the CNI state directories the plugins would use by default.
+snapshot() {
+  local k
+  for k in net/ipv4/ip_forward net/ipv4/conf/all/forwarding net/ipv4/conf/default/forwarding \
+           net/ipv6/conf/all/forwarding net/ipv6/conf/default/forwarding; do
+    echo "sysctl $k=$(cat "/proc/sys/$k" 2>/dev/null || echo absent)"
+  done
+  ip -o link show 2>/dev/null | awk -F': ' '{sub(/@.*/, "", $2); print "link " $2}' | sort
+  ip -o addr show 2>/dev/null | awk '{print "addr " $2 " " $4}' | sort
+  ip route show 2>/dev/null | sed -e 's/ linkdown//' -e 's/^/route4 /' | sort
+  ip -6 route show 2>/dev/null | sed -e 's/ expires [0-9]*sec//' -e 's/ linkdown//' -e 's/^/route6 /' | sort
+  ip netns list 2>/dev/null | awk '{print "netns " $1}' | sort
+  for d in /var/lib/cni /var/lib/cni/networks /run/cni /run/cni/tuning; do
+    [ -d "$d" ] && find "$d" -maxdepth 1 -mindepth 1 -printf "file $d/%f\n" | sort
+  done
+  return 0
+}
+
+tag=jcni-bench-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+hostns=$tag-host
+work=$(mktemp -d "/dev/shm/$tag.XXXXXX")
+namespaces=()
+before=$(snapshot)
+# Lines of a snapshot difference this script could have caused: its namespaces, the links its plugins create
+# (bridges named after the namespaces, veth<hex> host ends), their addresses and routes (10.211-213.x, 10.220.x),
+# sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
+links="(veth|bridge-|bstatic-|ptp-|chain-|jcni-bjmh)"
+ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|220)\.))"
+
+# host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
+# difference and returns 1 (only other programs' changes) or 2 (changes this script could have made). A difference
+# must persist for 10 s to count: other programs create and remove their own links and namespaces all the time.
+host_check() {
+  local now diff tries=0
+  now=$(snapshot | grep -v "^netns $tag-")
+  while [ "$now" != "$before" ] && [ $tries -lt 10 ]; do
+    sleep 1; tries=$((tries + 1)); now=$(snapshot | grep -v "^netns $tag-")
+  done
+  [ "$now" != "$before" ] || return 0
+  diff=$(diff <(echo "$before") <(echo "$now") | grep '^[<>]')
+  if echo "$diff" | grep -Eq "$ours"; then
+    { echo "compare.sh: THE HOST CHANGED ($1): forwarding sysctls, CNI state or names this script uses" \
+           "(< before, > after):"
+      echo "$diff"; } >&2
+    return 2
+  fi
+  { echo "compare.sh: note: the host changed ($1), not in ways this script makes (another program?):"
+    echo "$diff"; } >&2
+  return 1
+}
+
+cleanup() {
+  local rc=$? ns check=0
+  trap - EXIT INT TERM
+  set +e
+  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  # Anything else of this run (e.g. a JMH trial's namespace whose JVM was killed) carries the tag.
+  for ns in $(ip netns list 2>/dev/null | awk -v t="$tag" 'index($1, t) == 1 {print $1}'); do ip netns del "$ns"; done
+  rm -rf "$work"
+  host_check "after the cleanup" || check=$?
+  if [ $check -eq 2 ] && [ $rc -eq 0 ]; then rc=3; fi
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------------------------------------- measure
+ip netns add "$hostns"
+namespaces+=("$hostns")
+ip -n "$hostns" link set lo up
+suffixes=$(python3 "$bench/measure.py" namespaces --suites "$suites")
+for suffix in $suffixes; do
+  ip netns add "$tag-$suffix"
+  namespaces+=("$tag-$suffix")
+done
+
+mkdir -p "$out"
+rm -f "$out/report.md" "$out/exec-latency.svg" "$out/results.json" "$out/jmh.json" "$out/first-handle.txt"
+python3 "$bench/machine.py" start --root "$root" --java "$java" >"$work/start.json"
+say "measuring: suites $suites, n $n ($n_full at 90 %), warm-up $warmup, in namespace $hostns"
+ip netns exec "$hostns" python3 "$bench/measure.py" run --out "$work/results.json" --suites "$suites" --tag "$tag" \
+  --work "$work" --dist "$root/dist" --go-bin "$gobin" --java "$java" --jar "$jar" --n "$n" --n-full "$n_full" \
+  --warmup "$warmup" --block "$block" --runtime-factor "$factor"
+cp "$work/results.json" "$out/results.json"
+
+jmh_args=()
+if $jmh; then
+  say "JMH ($jmh_opts)"
+  # In the host namespace too: BridgeInProcessBenchmark makes a bridge in its JVM's namespace (and its container
+  # namespace, named with this run's tag, so that the cleanup finds it should its JVM be killed).
+  # shellcheck disable=SC2086
+  JCNI_BENCH_NETNS_PREFIX=$tag ip netns exec "$hostns" "$java" -Djmh.ignoreLock=true -jar "$jar" \
+    'io\.jcni\.benchmarks\.codec\.CodecBenchmark' \
+    'HostLocalBenchmark\.(allocate|release|findById)$' \
+    'NetlinkBenchmarks' \
+    'RuntimeExecBenchmark\.(versionInfo|versionInfoWithLaunchHelper|processBuilderOnly)$' \
+    'BridgeInProcessBenchmark' \
+    -p fs=tmpfs -p pluginDir="$gobin" \
+    $jmh_opts -rf json -rff "$work/jmh.json" >"$work/jmh.log" 2>&1 ||
+    { tail -40 "$work/jmh.log" >&2; die "JMH failed (log above)"; }
+  cp "$work/jmh.json" "$out/jmh.json"
+  jmh_args=(--jmh "$out/jmh.json" --jmh-options "$jmh_opts")
+  # netlink-ffm's first handle in a fresh JVM, with and without an AOT cache (issue 4's start-up figure).
+  say "netlink first-handle start-up (FirstHandleStartup)"
+  nl_jar=$(ls "$root"/netlink-ffm/target/jcni-netlink-ffm-*.jar | grep -v -e sources -e tests | head -1)
+  probe_jar=$(ls "$root"/benchmarks/target/jcni-benchmarks-*.jar | head -1)
+  ip netns exec "$hostns" "$java" -cp "$probe_jar:$nl_jar" io.jcni.benchmarks.netlink.FirstHandleStartup \
+    "$nl_jar" "$probe_jar" "$($quick && echo 5 || echo 15)" >"$out/first-handle.txt" ||
+    die "FirstHandleStartup failed"
+  jmh_args+=(--first-handle "$out/first-handle.txt")
+fi
+
+python3 "$bench/machine.py" end >"$work/end.json"
+# The real host must be as it was while everything of this run still exists (only its namespaces are new).
+check=0
+host_check "at the end of the measurements" || check=$?
+case $check in
+  0) host="unchanged" ;;
+  1) host="changed, but only in ways this script does not make (another program's links or namespaces)" ;;
+  *) host="CHANGED: forwarding sysctls, CNI state or names this script uses (see compare.sh's output)" ;;
+esac
+python3 "$bench/report.py" --results "$out/results.json" --start "$work/start.json" --end "$work/end.json" \
+  "${jmh_args[@]}" --options="${args[*]}" --host-check="$host" --out "$out"
+[ $check -ne 2 ] || die "the host changed (above); the report says so"
+say "report: $out/report.md (chart: exec-latency.svg)"

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The availability probe and the module's only downcall handle.
@@ -74,8 +75,12 @@ public final class NativeAccess {
 
         static {
             Linker linker = Linker.nativeLinker();
-            MemorySegment address = linker.defaultLookup().find("syscall")
-                    .orElseThrow(() -> new IllegalStateException("libc has no syscall symbol"));
+            // No lambdas on this path: each costs a bootstrap at the first FFM use of every plugin exec.
+            Optional<MemorySegment> found = linker.defaultLookup().find("syscall");
+            if (found.isEmpty()) {
+                throw new IllegalStateException("libc has no syscall symbol");
+            }
+            MemorySegment address = found.get();
             FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_LONG,
                     JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
             // Declared non-variadic on purpose: with firstVariadicArg the first handle costs ~50 ms more here even
@@ -94,7 +99,7 @@ public final class NativeAccess {
     static long offsetOf(StructLayout layout, String member) {
         long offset = 0;
         for (MemoryLayout m : layout.memberLayouts()) {
-            if (m.name().filter(member::equals).isPresent()) {
+            if (m.name().isPresent() && m.name().get().equals(member)) {
                 return offset;
             }
             offset += m.byteSize();

@@ -26,11 +26,13 @@ public final class NativeMemory {
 
     /** A shared arena (usable from any thread, one at a time here), counted. */
     static Arena shared() {
+        NativeAccess.awaitPreparation();
         return new Counted(Arena.ofShared());
     }
 
     /** A confined arena for the duration of one call, counted. */
     static Arena confined() {
+        NativeAccess.awaitPreparation();
         return new Counted(Arena.ofConfined());
     }
 

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.launcher;
 
+import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.Skel;
 import java.io.ByteArrayOutputStream;
@@ -70,6 +71,9 @@ final class AotTraining {
         if (!PluginRegistry.AOT_GROUPS.contains(group)) {
             failures.append("AOT training: unknown group ").append(group).append('\n');
             return;
+        }
+        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)) {
+            Netlink.prepareInBackground(); // as the launcher does for these plugins' calls
         }
         if (group.equals(PluginRegistry.VERSION_GROUP)) {
             // What every launcher runs for VERSION and for the about text (no CNI_COMMAND).

@@ -21,12 +21,18 @@ main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
 # The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
 # the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
 cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli"
-# Start-up flags, measured on this machine (plugins-core/bench): C1 only (the interpreter alone is slower for ADD),
-# the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
+# Start-up flags, measured on this machine (plugins-core/bench): C1 only, and only for methods ten times hotter than
+# C1's default thresholds (CompileThresholdScaling=10). An exec'd plugin is over in tens of milliseconds: with the
+# default thresholds C1 compiled ~180 methods per host-local ADD (mostly the JDK's classfile code that spins FFM's
+# downcall stub), 20-40 ms of CPU on a second core that a busy node does not have; scaled, it compiles ~40. Measured
+# against the default (30 interleaved rounds, chrt -f 20): host-local ADD 44.6 -> 45.7 ms wall, 70 -> 57 ms CPU;
+# bridge ADD 67 -> 58 ms, 98 -> 73 ms CPU; bridge DEL 83 -> 72 ms, 94 -> 67 ms CPU. The interpreter alone (-Xint) is
+# as fast for these calls but makes a long loop such as host-local's index rebuild of a full /16 six times slower
+# (570 ms -> 3.5 s; scaled C1: 700 ms). Then the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
 # the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
 # InetAddress's initialization does not load and parse conf/security/java.security (JDK 25), which saves ~40 class
 # initializations and a file read in every plugin that handles an IP address.
-flags='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
+flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 

@@ -1,6 +1,5 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.jcni.netlink.NetlinkException;
@@ -190,6 +189,6 @@ public final class NativeAccess {
 
     /** The errno captured in {@code state} by the last failing {@link #syscall}. */
     static int errno(MemorySegment state) {
-        return state.get(JAVA_INT, Downcall.ERRNO_OFFSET);
+        return NativeMemory.view(state).getInt((int) Downcall.ERRNO_OFFSET);
     }
 }

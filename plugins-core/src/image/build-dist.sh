@@ -5,8 +5,9 @@
 #   build-dist.sh <jdk home> <module path> <dist dir> <version>
 #
 # The plugin types and their AOT groups come from the image itself (Launcher --aot-groups): one cache per group,
-# lib/jcni-<group>.aot, because the JVM loads every class of a cache at each start and plugins that never use FFM
-# should not pay for netlink's classes.
+# lib/jcni-<group>.aot, because the JVM loads every class of a cache at each start and a call should not pay for
+# classes only other plugins load (PluginRegistry.aotGroup has the measurements). VERSION and the about text (no
+# CNI_COMMAND) use the small cache of group "version" instead, chosen by the launcher from CNI_COMMAND.
 #
 # The image is rebuilt from scratch every time and the caches are regenerated with it: a cache from another image is
 # rejected by the JVM with only a warning on stderr, and start-up silently doubles. The last step therefore runs
@@ -20,12 +21,18 @@ main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
 # The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
 # the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
 cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli"
-# Start-up flags, measured on this machine (plugins-core/bench): C1 only (the interpreter alone is slower for ADD),
-# the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
+# Start-up flags, measured on this machine (plugins-core/bench): C1 only, and only for methods ten times hotter than
+# C1's default thresholds (CompileThresholdScaling=10). An exec'd plugin is over in tens of milliseconds: with the
+# default thresholds C1 compiled ~180 methods per host-local ADD (mostly the JDK's classfile code that spins FFM's
+# downcall stub), 20-40 ms of CPU on a second core that a busy node does not have; scaled, it compiles ~40. Measured
+# against the default (30 interleaved rounds, chrt -f 20): host-local ADD 44.6 -> 45.7 ms wall, 70 -> 57 ms CPU;
+# bridge ADD 67 -> 58 ms, 98 -> 73 ms CPU; bridge DEL 83 -> 72 ms, 94 -> 67 ms CPU. The interpreter alone (-Xint) is
+# as fast for these calls but makes a long loop such as host-local's index rebuild of a full /16 six times slower
+# (570 ms -> 3.5 s; scaled C1: 700 ms). Then the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
 # the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
 # InetAddress's initialization does not load and parse conf/security/java.security (JDK 25), which saves ~40 class
 # initializations and a file read in every plugin that handles an IP address.
-flags='-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
+flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 
@@ -43,7 +50,7 @@ flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 image_abs=$(cd "$image" && pwd -P)
 "$image/bin/java" $flags -Xshare:off -m $main --aot-groups > "$dist/aot-groups"
 types=$(cut -d' ' -f1 "$dist/aot-groups")
-groups=$(cut -d' ' -f2 "$dist/aot-groups" | sort -u)
+groups="version $(cut -d' ' -f2 "$dist/aot-groups" | sort -u | grep -vx version || true)"
 [ -n "$types" ] || { say "the image lists no plugin types"; exit 1; }
 while read -r type group; do
     launcher=$dist/cni/bin/$type
@@ -59,7 +66,11 @@ self=\$0
 if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
 case \$self in */*) image=\${self%/*}/../../image ;; *) image=../../image ;; esac
 [ -x "\$image/bin/java" ] || image=\$built
-exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-$group.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
+case \${CNI_COMMAND-} in
+    VERSION|'') cache=version ;;
+    *) cache=$group ;;
+esac
+exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-\$cache.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
 LAUNCHER
     chmod 755 "$launcher"
 done < "$dist/aot-groups"
@@ -115,7 +126,20 @@ say "AOT training of the jcni CLI"
     cat "$work/training.log" >&2; say "AOT training of the jcni CLI failed"; exit 1; }
 [ -s "$image/lib/jcni-cli.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for the CLI"; exit 1; }
 
-# ---- verification: every launcher starts with the cache, which the JVM accepts --------------------------------
+# ---- verification: every launcher starts with its caches, which the JVM accepts --------------------------------
+# VERSION runs with the version cache; an ADD without its variables fails in the skel (code 4, on stdout) after the
+# JVM started with the plugin's group cache: that start must not warn either.
+for type in $types; do
+    out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=ADD "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) && {
+        say "$type ADD without variables succeeded: $out"; exit 1; }
+    if [ -s "$work/stderr" ]; then
+        say "$type ADD wrote to stderr (a rejected or stale AOT cache warns there):"; cat "$work/stderr" >&2; exit 1
+    fi
+    case $out in
+        *'"code": 4'*) ;;
+        *) say "$type ADD without variables printed: $out"; exit 1 ;;
+    esac
+done
 for type in $types; do
     out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) || {
         say "$type VERSION failed with the AOT cache required:"; cat "$work/stderr" >&2; exit 1; }

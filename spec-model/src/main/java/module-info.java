@@ -1,5 +1,6 @@
 /** The CNI data model: configurations, results of every version and their conversions, errors, versions, CNI_ARGS,
- *  naming rules, and the JSON codec (jackson-core streaming, no databind on the exec path). */
+ *  naming rules, and the JSON codec (its own reader and writer: no JSON library on the exec path; see the package
+ *  documentation of io.jcni.spec). jackson-core and jackson-databind serve only the optional databind adapters. */
 module io.jcni.spec {
     exports io.jcni.spec;
     /** Optional: Jackson databind serializers/deserializers (needs jackson-databind at run time). */

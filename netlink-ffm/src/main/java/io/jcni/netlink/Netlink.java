@@ -49,6 +49,17 @@ public final class Netlink {
     }
 
     /**
+     * Starts linking the native layer on a daemon platform thread, for a short-lived process that will need it and
+     * has other work to do first (an exec'd CNI plugin decoding its input): the JDK's first downcall costs 10-20 ms of
+     * class initialization and generated code, which then overlaps that work. The first native use of this module
+     * waits for it to finish rather than duplicate it. Returns at once; does nothing if native access is unavailable
+     * (the first real use reports why) or if called before.
+     */
+    public static void prepareInBackground() {
+        NativeAccess.prepareInBackground();
+    }
+
+    /**
      * Throws {@link NetlinkException.Kind#UNAVAILABLE} with the fix (e.g. {@code --enable-native-access=io.jcni.netlink})
      * if netlink cannot work in this process. Launchers call it first to fail with a clear message.
      */

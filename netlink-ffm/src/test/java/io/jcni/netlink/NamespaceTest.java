@@ -85,6 +85,41 @@ class NamespaceTest {
     }
 
     @Test
+    void idleWorkersAreReusedConcurrentCallsGetTheirOwnAndAnInterruptedCallerStillGetsTheResult() throws Exception {
+        try (TestNamespace t = TestNamespace.create()) {
+            String first = t.ns.call(() -> Thread.currentThread().getName());
+            String second = t.ns.call(() -> Thread.currentThread().getName());
+            assertThat(first).startsWith("jcni-netns-");
+            assertThat(second).as("an idle worker serves the next call").isEqualTo(first);
+
+            // While one call blocks inside, another gets a worker of its own.
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            try (ExecutorService caller = Executors.newSingleThreadExecutor()) {
+                Future<String> blocked = caller.submit(() -> t.ns.call(() -> {
+                    inside.countDown();
+                    release.await();
+                    return Thread.currentThread().getName();
+                }));
+                inside.await();
+                String concurrent = t.ns.call(() -> Thread.currentThread().getName());
+                release.countDown();
+                assertThat(concurrent).startsWith("jcni-netns-").isNotEqualTo(blocked.get());
+            }
+
+            // The wait for a task is uninterruptible: the result arrives and the interrupt is kept.
+            Thread self = Thread.currentThread();
+            long inode = t.ns.call(() -> {
+                self.interrupt();
+                Thread.sleep(50);
+                return Kernel.threadNetnsInode();
+            });
+            assertThat(Thread.interrupted()).as("interrupt kept for the caller").isTrue();
+            assertThat(inode).isEqualTo(t.ns.id().inode());
+        }
+    }
+
+    @Test
     void twoNamespacesDrivenConcurrentlyFromPlatformThreadsNeverLeak() throws Exception {
         driveConcurrently(Executors.newFixedThreadPool(4));
     }

@@ -6,8 +6,9 @@ import io.jcni.spec.internal.ResultCodec;
 import java.util.Optional;
 
 /**
- * The codec: decodes every CNI document from UTF-8 bytes and encodes it back in the shape libcni prints. Built on
- * jackson-core streaming only (no databind, no reflection), so it is cheap at plugin start-up.
+ * The codec: decodes every CNI document from UTF-8 bytes and encodes it back in the shape libcni prints. Its own
+ * strict reader and writer, no JSON library and no reflection, so it is cheap at plugin start-up (see the package
+ * documentation for why it left jackson-core).
  *
  * <p>Every decode throws {@link CniException} and nothing else on bad input: code 6 for malformed JSON, wrong JSON
  * types and exceeded limits; 7 for rule violations in configurations; 1 for malformed or unsupported versions.

@@ -22,7 +22,6 @@ import io.jcni.spec.NetworkConfigList;
 import io.jcni.spec.PluginConfig;
 import io.jcni.spec.Result;
 import io.jcni.spec.VersionInfo;
-import io.jcni.spec.internal.JsonCodec;
 import io.jcni.spec.internal.MessageCodec;
 import java.io.IOException;
 
@@ -117,7 +116,7 @@ public final class CniJacksonModule extends SimpleModule {
 
         @Override
         public void serialize(T value, JsonGenerator g, SerializerProvider provider) throws IOException {
-            JsonCodec.write(g, toJson.apply(value));
+            JacksonStreams.write(g, toJson.apply(value));
         }
     }
 
@@ -131,7 +130,7 @@ public final class CniJacksonModule extends SimpleModule {
         @Override
         public T deserialize(JsonParser p, DeserializationContext context) throws IOException {
             try {
-                return fromJson.apply(JsonCodec.readValue(p));
+                return fromJson.apply(JacksonStreams.read(p));
             } catch (CniException e) {
                 throw JsonMappingException.from(p, e.getMessage(), e);
             }

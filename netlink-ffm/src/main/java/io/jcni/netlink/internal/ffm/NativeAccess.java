@@ -1,9 +1,9 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.jcni.netlink.NetlinkException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The availability probe and the module's only downcall handle.
@@ -74,8 +75,12 @@ public final class NativeAccess {
 
         static {
             Linker linker = Linker.nativeLinker();
-            MemorySegment address = linker.defaultLookup().find("syscall")
-                    .orElseThrow(() -> new IllegalStateException("libc has no syscall symbol"));
+            // No lambdas on this path: each costs a bootstrap at the first FFM use of every plugin exec.
+            Optional<MemorySegment> found = linker.defaultLookup().find("syscall");
+            if (found.isEmpty()) {
+                throw new IllegalStateException("libc has no syscall symbol");
+            }
+            MemorySegment address = found.get();
             FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_LONG,
                     JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
             // Declared non-variadic on purpose: with firstVariadicArg the first handle costs ~50 ms more here even
@@ -94,7 +99,7 @@ public final class NativeAccess {
     static long offsetOf(StructLayout layout, String member) {
         long offset = 0;
         for (MemoryLayout m : layout.memberLayouts()) {
-            if (m.name().filter(member::equals).isPresent()) {
+            if (m.name().isPresent() && m.name().get().equals(member)) {
                 return offset;
             }
             offset += m.byteSize();
@@ -105,7 +110,67 @@ public final class NativeAccess {
     /** Bytes to allocate for a call-state segment passed to {@link #syscall}. */
     static long stateSize() {
         check();
+        awaitPreparation();
         return Downcall.STATE_SIZE;
+    }
+
+    // ---- linking ahead of first use ----
+
+    /** The thread started by {@link #prepareInBackground}, until someone has waited for it. */
+    private static volatile Thread preparing;
+
+    /**
+     * Starts linking the downcall on a daemon platform thread: the JDK's first downcall handle costs 10-20 ms of class
+     * initialization and generated code, which an exec'd plugin can overlap with decoding its input. Does nothing when
+     * {@link #problem()} finds one (the first real use reports it) or when called again.
+     */
+    public static synchronized void prepareInBackground() {
+        if (preparing != null || problem() != null) {
+            return;
+        }
+        Thread thread = new Thread(new Preparation(), "jcni-ffm-prepare");
+        thread.setDaemon(true);
+        preparing = thread;
+        thread.start();
+    }
+
+    /** Initializes {@link Downcall} and makes one harmless call ({@code close(-1)}: EBADF) to link the call path. */
+    private static final class Preparation implements Runnable {
+        @Override
+        public void run() {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = arena.allocate(Downcall.STATE_SIZE);
+                long ignored = (long) Downcall.SYSCALL.invokeExact(state, Sysno.close.number(), -1L, 0L, 0L, 0L, 0L,
+                        0L);
+            } catch (Throwable ignored) {
+                // The first real use fails the same way and reports it.
+            }
+        }
+    }
+
+    /**
+     * Waits for a preparation in progress. Every first use of {@code java.lang.foreign} in this module passes here
+     * (arenas, the call-state size, the struct layouts), so the JDK's FFM classes are never initialized by two
+     * threads at once: no class-initialization deadlock can arise between the preparation and the caller.
+     */
+    static void awaitPreparation() {
+        Thread thread = preparing;
+        if (thread == null || thread == Thread.currentThread()) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        preparing = null;
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -124,6 +189,6 @@ public final class NativeAccess {
 
     /** The errno captured in {@code state} by the last failing {@link #syscall}. */
     static int errno(MemorySegment state) {
-        return state.get(JAVA_INT, Downcall.ERRNO_OFFSET);
+        return NativeMemory.view(state).getInt((int) Downcall.ERRNO_OFFSET);
     }
 }

@@ -2,6 +2,9 @@ package io.jcni.netlink.internal.ffm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,12 +29,32 @@ public final class NativeMemory {
 
     /** A shared arena (usable from any thread, one at a time here), counted. */
     static Arena shared() {
+        NativeAccess.awaitPreparation();
         return new Counted(Arena.ofShared());
     }
 
     /** A confined arena for the duration of one call, counted. */
     static Arena confined() {
+        NativeAccess.awaitPreparation();
         return new Counted(Arena.ofConfined());
+    }
+
+    /**
+     * A native-order {@link ByteBuffer} over {@code segment}. This module reads and writes native memory through these
+     * views, never through {@code MemorySegment.get/set(ValueLayout, ...)}, {@code allocateFrom(...)} or array
+     * copies: those go through var handles and a pattern switch whose LambdaForms the JDK spins at run time (not in
+     * the AOT cache), about 3 ms at the first use in every plugin exec. The views cost no such linkage.
+     */
+    static ByteBuffer view(MemorySegment segment) {
+        return segment.asByteBuffer().order(ByteOrder.nativeOrder());
+    }
+
+    /** {@code text} as a NUL-terminated UTF-8 string in {@code arena}: {@code allocateFrom(String)}, cheaper. */
+    static MemorySegment cString(Arena arena, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        MemorySegment segment = arena.allocate(bytes.length + 1L); // zeroed: the last byte is the NUL
+        view(segment).put(0, bytes, 0, bytes.length);
+        return segment;
     }
 
     private static final class Counted implements Arena {

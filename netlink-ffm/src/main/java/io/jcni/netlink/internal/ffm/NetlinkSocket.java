@@ -1,10 +1,5 @@
 package io.jcni.netlink.internal.ffm;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
-
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.internal.wire.Errno;
 import io.jcni.netlink.internal.wire.NetlinkH;
@@ -14,7 +9,6 @@ import io.jcni.netlink.internal.wire.Transport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * A netlink socket over libc: {@code socket}, {@code setsockopt}, {@code bind}, {@code getsockname}, {@code sendto},
@@ -40,12 +34,15 @@ public final class NetlinkSocket implements Transport {
     private final Arena arena;
     private final MemorySegment state;
     private final MemorySegment address;
+    private final ByteBuffer addressView;
     private final MemorySegment addressLength;
+    private final ByteBuffer addressLengthView;
     private final int fd;
     private final int portId;
     /** Arenas of grown buffers, if any; the initial buffers live in {@link #arena}. */
     private Arena sendArena;
     private MemorySegment sendSegment;
+    private ByteBuffer sendView;
     private Arena receiveArena;
     private MemorySegment receiveSegment;
     private ByteBuffer receiveView;
@@ -55,9 +52,12 @@ public final class NetlinkSocket implements Transport {
         this.arena = arena;
         this.state = state;
         this.fd = fd;
+        // Native memory is read and written through ByteBuffer views only (see NativeMemory.view).
         this.address = arena.allocate(Offsets.SOCKADDR_NL_SIZE, 4);
-        this.addressLength = arena.allocate(JAVA_INT);
-        address.set(JAVA_SHORT, Offsets.NL_FAMILY, (short) SocketH.AF_NETLINK);
+        this.addressView = NativeMemory.view(address);
+        this.addressLength = arena.allocate(4, 4);
+        this.addressLengthView = NativeMemory.view(addressLength);
+        addressView.putShort(Offsets.NL_FAMILY, (short) SocketH.AF_NETLINK);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_EXT_ACK, 1, true);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_CAP_ACK, 1, true);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_GET_STRICT_CHK, 1, true);
@@ -68,18 +68,19 @@ public final class NetlinkSocket implements Transport {
             setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUF, SOCKET_BUFFER_BYTES, true);
         }
         MemorySegment timeout = arena.allocate(Offsets.TIMEVAL_SIZE, 8);
-        timeout.set(JAVA_LONG, Offsets.TV_SEC, RECEIVE_TIMEOUT_SECONDS);
+        NativeMemory.view(timeout).putLong(Offsets.TV_SEC, RECEIVE_TIMEOUT_SECONDS);
         check("setsockopt SO_RCVTIMEO", NativeAccess.syscall(state, Sysno.setsockopt, fd, SocketH.SOL_SOCKET,
                 SocketH.SO_RCVTIMEO, timeout.address(), timeout.byteSize(), 0));
         check("bind netlink", NativeAccess.syscall(state, Sysno.bind, fd, address.address(), address.byteSize(),
                 0, 0, 0));
-        addressLength.set(JAVA_INT, 0, (int) address.byteSize());
+        addressLengthView.putInt(0, (int) address.byteSize());
         check("getsockname netlink", NativeAccess.syscall(state, Sysno.getsockname, fd, address.address(),
                 addressLength.address(), 0, 0, 0));
-        this.portId = address.get(JAVA_INT, Offsets.NL_PID);
+        this.portId = addressView.getInt(Offsets.NL_PID);
         this.sendSegment = arena.allocate(INITIAL_SEND, 8);
+        this.sendView = NativeMemory.view(sendSegment);
         this.receiveSegment = arena.allocate(INITIAL_RECEIVE, 8);
-        this.receiveView = receiveSegment.asByteBuffer().order(ByteOrder.nativeOrder());
+        this.receiveView = NativeMemory.view(receiveSegment);
     }
 
     /**
@@ -110,7 +111,8 @@ public final class NetlinkSocket implements Transport {
 
     private boolean setOption(int level, int option, int value, boolean optional) {
         try (Arena scratch = NativeMemory.confined()) {
-            MemorySegment v = scratch.allocateFrom(JAVA_INT, value);
+            MemorySegment v = scratch.allocate(4, 4);
+            NativeMemory.view(v).putInt(0, value);
             long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, option, v.address(), 4, 0);
             if (r < 0 && !optional) {
                 throw new NetlinkException("setsockopt " + option, NativeAccess.errno(state), null);
@@ -135,7 +137,7 @@ public final class NetlinkSocket implements Transport {
         if (length > sendSegment.byteSize()) {
             growSend(length);
         }
-        MemorySegment.copy(data, offset, sendSegment, JAVA_BYTE, 0, length);
+        sendView.put(0, data, offset, length);
         while (true) {
             long r = NativeAccess.syscall(state, Sysno.sendto, fd, sendSegment.address(), length, 0, 0, 0);
             if (r >= 0) {
@@ -152,7 +154,7 @@ public final class NetlinkSocket implements Transport {
     public int receive(boolean wait) {
         int flags = wait ? SocketH.MSG_TRUNC : SocketH.MSG_TRUNC | SocketH.MSG_DONTWAIT;
         while (true) {
-            addressLength.set(JAVA_INT, 0, (int) address.byteSize());
+            addressLengthView.putInt(0, (int) address.byteSize());
             long r = NativeAccess.syscall(state, Sysno.recvfrom, fd, receiveSegment.address(),
                     receiveSegment.byteSize(), flags, address.address(), addressLength.address());
             if (r < 0) {
@@ -171,7 +173,7 @@ public final class NetlinkSocket implements Transport {
                     default -> throw new NetlinkException("recvfrom netlink", errno, null);
                 }
             }
-            if (address.get(JAVA_INT, Offsets.NL_PID) != 0) {
+            if (addressView.getInt(Offsets.NL_PID) != 0) {
                 continue; // not from the kernel: another process may unicast to our port id; never trust it
             }
             return (int) Math.min(r, Integer.MAX_VALUE);
@@ -192,7 +194,7 @@ public final class NetlinkSocket implements Transport {
         }
         receiveArena = next;
         receiveSegment = segment;
-        receiveView = segment.asByteBuffer().order(ByteOrder.nativeOrder());
+        receiveView = NativeMemory.view(segment);
     }
 
     private void growSend(int minCapacity) {
@@ -203,6 +205,7 @@ public final class NetlinkSocket implements Transport {
         }
         sendArena = next;
         sendSegment = segment;
+        sendView = NativeMemory.view(segment);
     }
 
     private static long roundUp(int n) {

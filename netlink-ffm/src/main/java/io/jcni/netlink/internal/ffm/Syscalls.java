@@ -18,7 +18,7 @@ public final class Syscalls {
     public static int open(String path, int flags, int mode) {
         try (Arena arena = NativeMemory.confined()) {
             MemorySegment state = arena.allocate(NativeAccess.stateSize());
-            MemorySegment cPath = arena.allocateFrom(path);
+            MemorySegment cPath = NativeMemory.cString(arena, path);
             while (true) {
                 long r = NativeAccess.syscall(state, Sysno.openat, LibcH.AT_FDCWD, cPath.address(),
                         flags | LibcH.O_CLOEXEC, mode, 0, 0);

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.launcher;
 
+import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.Skel;
 import java.io.ByteArrayOutputStream;
@@ -61,22 +62,35 @@ final class AotTraining {
     }
 
     private void scenarios() {
-        // What Skel.main touches before dispatching, so that those classes are in the cache too.
-        if (System.getenv().isEmpty()) {
+        // What Skel.main touches before dispatching, so that those classes are in the cache too: the process
+        // environment, also copied entry by entry as a delegation copies it (ProcessEnvironment's entry classes were
+        // otherwise read from the module image at each bridge or ptp exec).
+        if (new HashMap<>(System.getenv()).isEmpty()) {
             calls += 0;
         }
         new FileOutputStream(FileDescriptor.out).getChannel();
         new FileInputStream(FileDescriptor.in).getChannel();
-        if (!group.equals(PluginRegistry.PLAIN_GROUP) && !group.equals(PluginRegistry.NETLINK_GROUP)) {
+        if (!PluginRegistry.AOT_GROUPS.contains(group)) {
             failures.append("AOT training: unknown group ").append(group).append('\n');
+            return;
+        }
+        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)) {
+            Netlink.prepareInBackground(); // as the launcher does for these plugins' calls
+        }
+        if (group.equals(PluginRegistry.VERSION_GROUP)) {
+            // What every launcher runs for VERSION and for the about text (no CNI_COMMAND).
+            for (String type : PluginRegistry.TYPES) {
+                call(type, env("VERSION"), "", 0);
+                call(type, env(""), "", 0);
+            }
             return;
         }
         for (String type : PluginRegistry.TYPES) {
             if (!PluginRegistry.aotGroup(type).equals(group)) {
                 continue;
             }
+            // The plugin's own classes and the skel's, which every call of it loads.
             call(type, env("VERSION"), "", 0);
-            call(type, env(""), "", 0);
             switch (type) {
                 case "host-local":
                     hostLocal();
@@ -102,7 +116,7 @@ final class AotTraining {
                 case "macvlan":
                 case "tuning":
                 case "vlan":
-                    // No scenario of their own yet: VERSION and the about text above.
+                    // No scenario of their own yet: they start with the netlink classes bridge and ptp load.
                     break;
                 default:
                     failures.append("AOT training: no scenario for plugin ").append(type).append('\n');

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.launcher;
 
+import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.spec.CniError;
@@ -39,12 +40,21 @@ public final class Launcher {
             return;
         }
         String type = args.length == 1 ? args[0] : "";
+        if (PluginRegistry.usesNetlink(type) && linksNative(System.getenv("CNI_COMMAND"))) {
+            // The first FFM downcall costs 10-20 ms; link it while the skel reads and decodes the call.
+            Netlink.prepareInBackground();
+        }
         Skel skel = PluginRegistry.skel(type);
         if (skel == null) {
             unknown(type);
             return;
         }
         skel.main();
+    }
+
+    /** Whether a call of {@code command} goes native (every verb with a config does; VERSION and "about" do not). */
+    private static boolean linksNative(String command) {
+        return command != null && !command.isEmpty() && !command.equals("VERSION");
     }
 
     /** A broken installation, reported the CNI way so a runtime shows it. */

@@ -12,4 +12,25 @@ public record Attachment(String containerId, String ifname) {
         Objects.requireNonNull(containerId, "containerId");
         Objects.requireNonNull(ifname, "ifname");
     }
+
+    // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap
+    // java.lang.runtime.ObjectMethods on first call, which costs milliseconds in every exec (StartupPathTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof Attachment other
+                && Objects.equals(containerId, other.containerId)
+                && Objects.equals(ifname, other.ifname);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Objects.hashCode(containerId);
+        h = 31 * h + Objects.hashCode(ifname);
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return "Attachment[containerId=" + containerId + ", ifname=" + ifname + "]";
+    }
 }

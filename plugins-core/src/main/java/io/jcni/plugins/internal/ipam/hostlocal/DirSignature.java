@@ -27,4 +27,30 @@ record DirSignature(long mtimeNanos, long size, long identity, long birthNanos) 
                 key == null ? 0 : key.hashCode(),
                 a.creationTime().to(TimeUnit.NANOSECONDS));
     }
+
+    // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap
+    // java.lang.runtime.ObjectMethods on first call, which costs milliseconds in every exec (StartupPathTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof DirSignature other
+                && mtimeNanos == other.mtimeNanos
+                && size == other.size
+                && identity == other.identity
+                && birthNanos == other.birthNanos;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Long.hashCode(mtimeNanos);
+        h = 31 * h + Long.hashCode(size);
+        h = 31 * h + Long.hashCode(identity);
+        h = 31 * h + Long.hashCode(birthNanos);
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return "DirSignature[mtimeNanos=" + mtimeNanos + ", size=" + size + ", identity=" + identity
+                + ", birthNanos=" + birthNanos + "]";
+    }
 }

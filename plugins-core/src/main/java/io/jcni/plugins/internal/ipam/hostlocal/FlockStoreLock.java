@@ -30,6 +30,11 @@ final class FlockStoreLock implements StoreLock {
             }
             throw new IOException("cannot lock " + lockFile + ": " + e.getMessage(), e);
         }
-        return lock::close;
+        return new Held() {
+            @Override
+            public void close() throws IOException {
+                lock.close();
+            }
+        };
     }
 }

@@ -108,7 +108,12 @@ public final class HostLocalStore implements AutoCloseable {
                 pending.add(ip);
             }
         }
-        return locked(wanted, s -> s.allocate(id, who, rangeSets, pending, onExisting));
+        return locked(wanted, new Op<List<Allocation>>() {
+            @Override
+            public List<Allocation> run(Session s) throws IOException, IpamException {
+                return s.allocate(id, who, rangeSets, pending, onExisting);
+            }
+        });
     }
 
     /**
@@ -117,13 +122,16 @@ public final class HostLocalStore implements AutoCloseable {
      */
     public List<Reservation> find(Attachment who) throws IpamException {
         String id = checked(who);
-        return locked(List.of(), s -> {
-            Owned mine = s.lookup(id, who.ifname());
-            List<Reservation> out = new ArrayList<>();
-            for (Slot slot : mine.releasable()) {
-                out.add(new Reservation(slot.address(), id, mine.exact.isEmpty() ? "" : who.ifname()));
+        return locked(List.of(), new Op<List<Reservation>>() {
+            @Override
+            public List<Reservation> run(Session s) throws IOException {
+                Owned mine = s.lookup(id, who.ifname());
+                List<Reservation> out = new ArrayList<>();
+                for (Slot slot : mine.releasable()) {
+                    out.add(new Reservation(slot.address(), id, mine.exact.isEmpty() ? "" : who.ifname()));
+                }
+                return out;
             }
-            return out;
         });
     }
 
@@ -134,14 +142,17 @@ public final class HostLocalStore implements AutoCloseable {
      */
     public List<IpAddress> release(Attachment who) throws IpamException {
         String id = checked(who);
-        return locked(List.of(), s -> {
-            Owned mine = s.lookup(id, who.ifname());
-            List<IpAddress> out = new ArrayList<>();
-            for (Slot slot : mine.releasable()) {
-                s.unreserve(slot);
-                out.add(slot.address());
+        return locked(List.of(), new Op<List<IpAddress>>() {
+            @Override
+            public List<IpAddress> run(Session s) throws IOException {
+                Owned mine = s.lookup(id, who.ifname());
+                List<IpAddress> out = new ArrayList<>();
+                for (Slot slot : mine.releasable()) {
+                    s.unreserve(slot);
+                    out.add(slot.address());
+                }
+                return out;
             }
-            return out;
         });
     }
 
@@ -160,7 +171,12 @@ public final class HostLocalStore implements AutoCloseable {
             exact.add(id + "\n" + a.ifname());
             ids.add(id);
         }
-        return locked(List.of(), s -> s.gc(exact, ids));
+        return locked(List.of(), new Op<List<Reservation>>() {
+            @Override
+            public List<Reservation> run(Session s) throws IOException {
+                return s.gc(exact, ids);
+            }
+        });
     }
 
     @Override
@@ -251,8 +267,23 @@ public final class HostLocalStore implements AutoCloseable {
         return new IpamException(Reason.STORE_FAILURE, "host-local store " + netDir + ": " + e, e);
     }
 
+    /** Slots in the order of their files' names (the address as text), the order Go reads a directory in. */
+    private static final Comparator<Slot> BY_FILE_NAME = new Comparator<>() {
+        @Override
+        public int compare(Slot a, Slot b) {
+            return a.address().toString().compareTo(b.address().toString());
+        }
+    };
+
     /** The reservations of one attachment, verified against their files. */
-    private record Owned(List<Slot> exact, List<Slot> legacy) {
+    private static final class Owned {
+        final List<Slot> exact;
+        final List<Slot> legacy;
+
+        Owned(List<Slot> exact, List<Slot> legacy) {
+            this.exact = exact;
+            this.legacy = legacy;
+        }
 
         /** Go's FindByID/ReleaseByID matching: exact ones, or else legacy ones. */
         List<Slot> releasable() {
@@ -263,7 +294,7 @@ public final class HostLocalStore implements AutoCloseable {
         List<Slot> all() {
             List<Slot> out = new ArrayList<>(exact);
             out.addAll(legacy);
-            out.sort(Comparator.comparing(slot -> slot.address().toString()));
+            out.sort(BY_FILE_NAME);
             return out;
         }
     }
@@ -449,11 +480,11 @@ public final class HostLocalStore implements AutoCloseable {
                 }
             }
             IpAddress last = lastReserved(setIndex);
-            IpAddress got = RangeWalk.walk(set, last, idx, reserver::reserve);
+            IpAddress got = RangeWalk.walk(set, last, idx, reserver);
             if (got == null && !rebuilt) {
                 // Before calling the set full, make sure the index is not what says so.
                 rebuild(set.ranges());
-                got = RangeWalk.walk(set, last, idx, reserver::reserve);
+                got = RangeWalk.walk(set, last, idx, reserver);
             }
             if (got == null) {
                 throw new IpamException(Reason.NO_ADDRESS_AVAILABLE, "no IP addresses available in range set: " + set);
@@ -504,7 +535,7 @@ public final class HostLocalStore implements AutoCloseable {
         }
 
         /** Reserves addresses for one attachment within this operation, remembering them for a rollback. */
-        private final class Reserver {
+        private final class Reserver implements RangeWalk.Probe {
             private final byte[] content;
             private final long key;
             private final List<IpAddress> created = new ArrayList<>(2);
@@ -512,6 +543,11 @@ public final class HostLocalStore implements AutoCloseable {
             Reserver(String id, Attachment who) {
                 content = ReservationFiles.content(who);
                 key = StoreIndex.key(id, who.ifname());
+            }
+
+            @Override
+            public boolean tryReserve(IpAddress ip) throws IOException {
+                return reserve(ip);
             }
 
             boolean reserve(IpAddress ip) throws IOException {

@@ -63,7 +63,8 @@ public record IpAddress(boolean v6, long high, long low) implements Comparable<I
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c == '.') {
-                return parseV4(s, 0, s.length()).map(IpAddress::v4);
+                Optional<Integer> bits = parseV4(s, 0, s.length());
+                return bits.isPresent() ? Optional.of(v4(bits.get())) : Optional.empty();
             }
             if (c == ':') {
                 return parseV6(s);
@@ -333,5 +334,23 @@ public record IpAddress(boolean v6, long high, long low) implements Comparable<I
             return c - 'A' + 10;
         }
         return -1;
+    }
+
+    // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap
+    // java.lang.runtime.ObjectMethods on first call, which costs milliseconds in every exec (StartupPathTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof IpAddress other
+                && v6 == other.v6
+                && high == other.high
+                && low == other.low;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Boolean.hashCode(v6);
+        h = 31 * h + Long.hashCode(high);
+        h = 31 * h + Long.hashCode(low);
+        return h;
     }
 }

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -57,5 +58,21 @@ public record IpPrefix(IpAddress address, int length) {
     @Override
     public String toString() {
         return address + "/" + length;
+    }
+
+    // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap
+    // java.lang.runtime.ObjectMethods on first call, which costs milliseconds in every exec (StartupPathTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof IpPrefix other
+                && Objects.equals(address, other.address)
+                && length == other.length;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Objects.hashCode(address);
+        h = 31 * h + Integer.hashCode(length);
+        return h;
     }
 }

@@ -95,4 +95,24 @@ public record IpRange(IpPrefix subnet, IpAddress rangeStart, IpAddress rangeEnd,
     public String toString() {
         return rangeStart + "-" + rangeEnd;
     }
+
+    // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap
+    // java.lang.runtime.ObjectMethods on first call, which costs milliseconds in every exec (StartupPathTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof IpRange other
+                && Objects.equals(subnet, other.subnet)
+                && Objects.equals(rangeStart, other.rangeStart)
+                && Objects.equals(rangeEnd, other.rangeEnd)
+                && Objects.equals(gateway, other.gateway);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Objects.hashCode(subnet);
+        h = 31 * h + Objects.hashCode(rangeStart);
+        h = 31 * h + Objects.hashCode(rangeEnd);
+        h = 31 * h + Objects.hashCode(gateway);
+        return h;
+    }
 }

@@ -4,6 +4,7 @@ import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Objects;
 
 /**
  * The ranges one address is allocated from: one entry of host-local's {@code ranges} array. Canonical and valid by
@@ -114,5 +115,19 @@ public record RangeSet(List<IpRange> ranges) {
             sb.append(r);
         }
         return sb.toString();
+    }
+
+    // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap
+    // java.lang.runtime.ObjectMethods on first call, which costs milliseconds in every exec (StartupPathTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof RangeSet other
+                && Objects.equals(ranges, other.ranges);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Objects.hashCode(ranges);
+        return h;
     }
 }

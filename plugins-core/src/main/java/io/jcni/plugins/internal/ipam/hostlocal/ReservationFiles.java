@@ -231,7 +231,9 @@ final class ReservationFiles implements Closeable {
                 Optional<Integer> index = rangeSetIndex(name.substring(LAST_RESERVED_PREFIX.length()));
                 if (index.isPresent()) {
                     Optional<IpAddress> ip = readLastReserved(index.get());
-                    ip.ifPresent(a -> last.put(index.get(), a));
+                    if (ip.isPresent()) {
+                        last.put(index.get(), ip.get());
+                    }
                 }
                 continue;
             }

@@ -12,7 +12,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -408,8 +410,8 @@ final class StoreIndex implements Closeable {
         }
         // Drop the old table's pages; the file is cut at tableOffset at commit and the new table is sparse.
         long firstPage = tableOffset / PAGE;
-        pages.keySet().removeIf(p -> p >= firstPage);
-        dirty.removeIf(p -> p >= firstPage);
+        removeFrom(pages.keySet(), firstPage);
+        removeFrom(dirty, firstPage);
         tableReset = true;
         freshFrom = firstPage;
         capacity = capacityFor(Math.max(expected, entries.size()));
@@ -496,6 +498,15 @@ final class StoreIndex implements Closeable {
         writeFully(header.duplicate().clear(), 0);
         cachedGeneration = generation;
         changed = false;
+    }
+
+    /** Removes the page numbers from {@code firstPage} on (a loop: a lambda would cost a bootstrap per exec). */
+    private static void removeFrom(Collection<Long> pageNumbers, long firstPage) {
+        for (Iterator<Long> it = pageNumbers.iterator(); it.hasNext(); ) {
+            if (it.next() >= firstPage) {
+                it.remove();
+            }
+        }
     }
 
     /** One reservation for {@link #rewrite}: its table key and address. */

@@ -21,7 +21,7 @@ main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
 # The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
 # the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
 cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli"
-# Start-up flags, measured on this machine (plugins-core/bench): C1 only, and only for methods ten times hotter than
+# Start-up flags, measured on this machine (benchmarks/compare.sh): C1 only, and only for methods ten times hotter than
 # C1's default thresholds (CompileThresholdScaling=10). An exec'd plugin is over in tens of milliseconds: with the
 # default thresholds C1 compiled ~180 methods per host-local ADD (mostly the JDK's classfile code that spins FFM's
 # downcall stub), 20-40 ms of CPU on a second core that a busy node does not have; scaled, it compiles ~40. Measured

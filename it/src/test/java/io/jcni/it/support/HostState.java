@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -174,8 +175,11 @@ public record HostState(SortedMap<String, String> entries) {
 
     private static Map<String, String> links() {
         Map<Integer, String> nsNames = new HashMap<>();
-        for (JsonNode id : ipJson("netns", "list-id")) {
-            nsNames.put(id.path("nsid").asInt(), id.path("name").asText("nsid " + id.path("nsid").asInt()));
+        ProcessResult ids = Processes.run("ip", "-j", "netns", "list-id");
+        if (ids.succeeded() && !ids.stdout().isBlank()) {
+            for (JsonNode id : Json.parse(ids.stdout())) {
+                nsNames.put(id.path("nsid").asInt(), id.path("name").asText("nsid " + id.path("nsid").asInt()));
+            }
         }
         var found = new HashMap<String, String>();
         for (JsonNode l : ipJson("-d", "link", "show")) {
@@ -301,6 +305,9 @@ public record HostState(SortedMap<String, String> entries) {
                         // Removed while walking: not there.
                     }
                 }
+            } catch (AccessDeniedException | UncheckedIOException e) {
+                // Not root (/run/cni is root's alone), or a directory vanished under the walk: say so, consistently.
+                found.put("file " + dir, "unreadable");
             }
         }
         return found;

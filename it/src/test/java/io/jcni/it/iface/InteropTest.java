@@ -164,6 +164,7 @@ class InteropTest {
         List<String> observed = new ArrayList<>();
         for (boolean go : new boolean[] {true, false}) {
             TestNetns netns = world.netns();
+            forwardingOff();
             Path dataDir = tmp.resolve(go ? "ipam-go" : "ipam-jcni");
             String ipam = ipamKind.equals("none") ? null
                     : BridgeTest.hostLocal(dataDir, n, ipamKind.equals("v6"), routes);
@@ -184,6 +185,7 @@ class InteropTest {
         List<String> observed = new ArrayList<>();
         for (boolean go : new boolean[] {true, false}) {
             TestNetns netns = world.netns();
+            forwardingOff();
             Path dataDir = tmp.resolve(go ? "ipam-go" : "ipam-jcni");
             Path conf = world.write("ptp.conflist", PtpTest.conflist(version, ",\"mtu\":1380",
                     BridgeTest.hostLocal(dataDir, 43, true, "{\"dst\":\"0.0.0.0/0\"}")));
@@ -194,6 +196,11 @@ class InteropTest {
             driver.del(conf, netns.path(), attachment).answer();
         }
         assertThat(observed.get(1)).as("jcni (below) against Go (above)").isEqualTo(observed.get(0));
+    }
+
+    /** Both runs share the host: each starts from forwarding off, so that each one's own effect is compared. */
+    void forwardingOff() {
+        world.host.exec("sysctl", "-qw", "net.ipv4.ip_forward=0", "net.ipv6.conf.all.forwarding=0").requireSuccess();
     }
 
     /**
@@ -240,7 +247,7 @@ class InteropTest {
 
     /**
      * What both plugins leave in the kernel, as {@code ip -j} shows it: the container's links, addresses, routes and
-     * sysctls; on the (test) host, the bridge's addresses and flags and the host end's settings.
+     * sysctls; on the (test) host, forwarding, the bridge's addresses and flags and the host end's settings.
      */
     static String kernelState(TestHost testHost, TestNetns netns, String bridge, JsonNode result) {
         KernelState inside = netns.kernel();
@@ -258,6 +265,8 @@ class InteropTest {
             s.append(key).append('=').append(inside.sysctl("net/" + key)).append('\n');
         }
         KernelState host = testHost.kernel();
+        s.append("host forwarding ipv4=").append(host.sysctl("net/ipv4/ip_forward")).append(" ipv6=")
+                .append(host.sysctl("net/ipv6/conf/all/forwarding")).append('\n');
         String hostVeth = null;
         for (JsonNode i : result.path("interfaces")) {
             if (i.path("name").asText().matches("veth[0-9a-f]{8}")) {

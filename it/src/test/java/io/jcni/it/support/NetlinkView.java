@@ -84,10 +84,6 @@ public final class NetlinkView implements AutoCloseable {
         return nl.link(name);
     }
 
-    public Optional<Link> link(int index) {
-        return nl.findLink(index);
-    }
-
     public List<Link> links() {
         return nl.links();
     }

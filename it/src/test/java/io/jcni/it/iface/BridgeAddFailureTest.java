@@ -12,17 +12,13 @@ import io.jcni.it.support.Attachment;
 import io.jcni.it.support.DriverOutcome;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
-import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Names;
-import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
-import io.jcni.it.support.Processes;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,13 +26,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * ADDs of jcni's bridge that fail, through Go libcni (which does not run DEL after a failed ADD, so whatever is left
  * is the plugin's own doing): each leaves no veth (the namespace holds only {@code lo}), no reservation, no bridge or
- * bridge address it made, and an existing bridge as it was.
+ * bridge address it made in the test host, and an existing bridge as it was.
  */
 class BridgeAddFailureTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private NetWorld world;
+    private TestHost host;
     private TestNetns netns;
     private String bridge;
     private LibcniDriver driver;
@@ -44,23 +42,10 @@ class BridgeAddFailureTest {
     @BeforeEach
     void world() {
         world = new NetWorld(tmp);
+        host = world.host;
         netns = world.netns();
         bridge = world.bridge();
         driver = world.libcniWithJcni("cache");
-    }
-
-    @AfterEach
-    void clean() {
-        if (world != null) {
-            world.close();
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(NetWorld.TAG));
-        }
     }
 
     DriverOutcome add(String keys, String ipam) throws Exception {
@@ -76,7 +61,7 @@ class BridgeAddFailureTest {
     }
 
     boolean bridgeExists() {
-        return KernelState.host().link(bridge).isPresent();
+        return host.kernel().link(bridge).isPresent();
     }
 
     @Test
@@ -123,29 +108,29 @@ class BridgeAddFailureTest {
 
     @Test
     void anExistingBridgeKeepsItsAddressAndAnotherSubnetIsRefusedWithoutForceAddress() throws Exception {
-        Processes.check("ip", "link", "add", bridge, "type", "bridge");
-        Processes.check("ip", "addr", "add", "10.216.14.1/24", "dev", bridge);
-        Processes.check("sysctl", "-qw", "net.ipv6.conf." + bridge + ".accept_ra=2");
+        host.exec("ip", "link", "add", bridge, "type", "bridge").requireSuccess();
+        host.exec("ip", "addr", "add", "10.216.14.1/24", "dev", bridge).requireSuccess();
+        host.exec("sysctl", "-qw", "net.ipv6.conf." + bridge + ".accept_ra=2").requireSuccess();
         JsonNode error = add(",\"isGateway\":true", hostLocal(world.dataDir(), 15, false, "")).cniError();
         assertThat(error.path("msg").asText()).startsWith("\"" + bridge
                 + "\" already has an IP address different from 10.216.15.1/24");
         assertThat(bridgeExists()).as("not ours to delete").isTrue();
-        assertThat(KernelState.host().addresses(bridge)).filteredOn(a -> a.family().equals("inet"))
+        assertThat(host.kernel().addresses(bridge)).filteredOn(a -> a.family().equals("inet"))
                 .extracting(IpAddress::cidr).containsExactly("10.216.14.1/24");
-        assertThat(KernelState.host().sysctl("net/ipv6/conf/" + bridge + "/accept_ra")).as("restored")
+        assertThat(host.kernel().sysctl("net/ipv6/conf/" + bridge + "/accept_ra")).as("restored")
                 .isEqualTo("2");
-        assertThat(KernelState.host().links()).noneMatch(l -> bridge.equals(l.master()));
+        assertThat(host.kernel().links()).noneMatch(l -> bridge.equals(l.master()));
         assertNothingLeftInTheContainerOrIpam();
     }
 
     @Test
     void forceAddressReplacesTheExistingGatewayAddress() throws Exception {
-        Processes.check("ip", "link", "add", bridge, "type", "bridge");
-        Processes.check("ip", "addr", "add", "10.216.16.1/24", "dev", bridge);
+        host.exec("ip", "link", "add", bridge, "type", "bridge").requireSuccess();
+        host.exec("ip", "addr", "add", "10.216.16.1/24", "dev", bridge).requireSuccess();
         Path conf = world.write("force.conflist", conflist("1.0.0", bridge, ",\"isGateway\":true,\"forceAddress\":true",
                 hostLocal(world.dataDir(), 17, false, "")));
         driver.add(conf, netns.path(), Attachment.of("force", "eth0")).answer();
-        assertThat(KernelState.host().addresses(bridge)).filteredOn(a -> a.family().equals("inet"))
+        assertThat(host.kernel().addresses(bridge)).filteredOn(a -> a.family().equals("inet"))
                 .extracting(IpAddress::cidr).containsExactly("10.216.17.1/24");
         driver.del(conf, netns.path(), Attachment.of("force", "eth0")).answer();
     }
@@ -162,14 +147,10 @@ class BridgeAddFailureTest {
 
     @Test
     void aHostLinkOfTheBridgesNameThatIsNoBridgeIsRefused() throws Exception {
-        Processes.check("ip", "link", "add", bridge, "type", "veth", "peer", "name", world.bridge());
-        try {
-            JsonNode error = add("", hostLocal(world.dataDir(), 19, false, "")).cniError();
-            assertThat(error.path("msg").asText()).isEqualTo("\"" + bridge + "\" already exists but is not a bridge");
-            assertNothingLeftInTheContainerOrIpam();
-        } finally {
-            Processes.run("ip", "link", "del", bridge);
-        }
+        host.exec("ip", "link", "add", bridge, "type", "veth", "peer", "name", world.bridge()).requireSuccess();
+        JsonNode error = add("", hostLocal(world.dataDir(), 19, false, "")).cniError();
+        assertThat(error.path("msg").asText()).isEqualTo("\"" + bridge + "\" already exists but is not a bridge");
+        assertNothingLeftInTheContainerOrIpam();
     }
 
     @Test
@@ -181,11 +162,11 @@ class BridgeAddFailureTest {
         assertNothingLeftInTheContainerOrIpam();
     }
 
-    /** Whether this kernel can make a VLAN-filtering bridge (this machine's cannot: EOPNOTSUPP). */
-    static ProcessResult probeVlanFiltering() {
+    /** Whether this kernel can make a VLAN-filtering bridge (this machine's cannot: EOPNOTSUPP), asked in the host. */
+    ProcessResult probeVlanFiltering() {
         String probe = Names.link(NetWorld.TAG);
-        ProcessResult made = Processes.run("ip", "link", "add", probe, "type", "bridge", "vlan_filtering", "1");
-        Processes.run("ip", "link", "del", probe);
+        ProcessResult made = host.exec("ip", "link", "add", probe, "type", "bridge", "vlan_filtering", "1");
+        host.exec("ip", "link", "del", probe);
         return made;
     }
 
@@ -211,7 +192,7 @@ class BridgeAddFailureTest {
                 hostLocal(world.dataDir(), 22, false, "")));
         JsonNode result = driver.add(conf, netns.path(), Attachment.of("vlan", "eth0")).answer();
         String port = result.path("interfaces").get(1).path("name").asText();
-        String vlans = Processes.check("bridge", "-j", "vlan", "show", "dev", port).stdout();
+        String vlans = host.exec("bridge", "-j", "vlan", "show", "dev", port).requireSuccess().stdout();
         assertThat(vlans).contains("\"vlan\":100").contains("PVID").doesNotContain("\"vlan\":1,");
         driver.del(conf, netns.path(), Attachment.of("vlan", "eth0")).answer();
     }

@@ -4,25 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
+import io.jcni.it.support.Conflists;
 import io.jcni.it.support.DriverOutcome;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.IpRoute;
 import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
-import io.jcni.it.support.Names;
+import io.jcni.it.support.NetlinkView;
 import io.jcni.it.support.Prerequisites;
-import io.jcni.it.support.Processes;
 import io.jcni.it.support.TestNetns;
 import io.jcni.netlink.Family;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.NetNs;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,9 +30,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * jcni's bridge, exec'd by Go libcni (jcni's launchers first in CNI_PATH, Debian's reference plugins after: the
- * host-local that serves it is jcni's once it ships, Go's until then) in namespaces of its own. Every effect is read
- * back twice, through jcni's netlink layer and through {@code ip -j}; CHECK passes, then fails once the state is broken
- * on purpose; DEL removes the veth and the reservation; DEL again succeeds.
+ * host-local that serves it is jcni's once it ships, Go's until then) in a test host of its own, with containers of
+ * its own. Every effect is read back twice, through jcni's netlink layer and through {@code ip -j}, on the host side
+ * from the test host; CHECK passes, then fails once the state is broken on purpose; DEL removes the veth and the
+ * reservation; DEL again succeeds.
  */
 class BridgeTest {
     static final String NETWORK = "jcni-net-br";
@@ -41,6 +41,7 @@ class BridgeTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private NetWorld world;
 
     @BeforeEach
@@ -48,29 +49,17 @@ class BridgeTest {
         world = new NetWorld(tmp);
     }
 
-    @AfterEach
-    void clean() {
-        if (world != null) {
-            world.close();
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(NetWorld.TAG));
-        }
-    }
-
+    /** host-local in the test's data dir: 10.216.{n}.0/24, and fd16:{n}::/64 if {@code v6}; routes as JSON objects. */
     static String hostLocal(Path dataDir, int n, boolean v6, String routes) {
-        return "{\"type\":\"host-local\",\"dataDir\":\"" + dataDir + "\",\"ranges\":[[{\"subnet\":\"10.216." + n
-                + ".0/24\"}]" + (v6 ? ",[{\"subnet\":\"fd16:" + n + "::/64\"}]" : "") + "],\"routes\":[" + routes
-                + "]}";
+        List<String> subnets = new ArrayList<>(List.of("10.216." + n + ".0/24"));
+        if (v6) {
+            subnets.add("fd16:" + n + "::/64");
+        }
+        return Conflists.hostLocal(dataDir, subnets, routes.isEmpty() ? new String[0] : new String[] {routes});
     }
 
     static String conflist(String version, String bridge, String keys, String ipam) {
-        return "{\"cniVersion\":\"" + version + "\",\"name\":\"" + NETWORK + "\",\"plugins\":[{\"type\":\"bridge\","
-                + "\"bridge\":\"" + bridge + "\"" + keys + (ipam == null ? "" : ",\"ipam\":" + ipam) + "}]}";
+        return Conflists.list(version, NETWORK, Conflists.bridge(bridge, keys, ipam));
     }
 
     static String cniMsg(DriverOutcome outcome) {
@@ -88,6 +77,8 @@ class BridgeTest {
                 hostLocal(world.dataDir(), 1, true, "{\"dst\":\"10.9.0.0/16\"}")));
         LibcniDriver driver = world.libcniWithJcni("cache");
         Attachment attachment = Attachment.of("br-" + version.replace('.', '-'), "eth0");
+        assertThat(world.host.kernel().sysctl("net/ipv4/ip_forward")).as("before ADD").isEqualTo("0");
+        assertThat(world.host.kernel().sysctl("net/ipv6/conf/all/forwarding")).as("before ADD").isEqualTo("0");
 
         JsonNode result = driver.add(conf, netns.path(), attachment).answer();
 
@@ -107,7 +98,7 @@ class BridgeTest {
         assertThat(world.reservations(NETWORK)).containsExactly("10.216.1.2", "fd16:1::2");
 
         // ---- the kernel, through jcni's netlink layer
-        try (NetWorld.View host = NetWorld.View.host(); NetWorld.View inside = NetWorld.View.of(netns)) {
+        try (NetlinkView host = world.hostView(); NetlinkView inside = NetlinkView.of(netns)) {
             Link br = host.requireLink(bridge);
             assertThat(br.info()).isInstanceOf(LinkInfo.Bridge.class);
             assertThat(br.isUp()).isTrue();
@@ -140,7 +131,7 @@ class BridgeTest {
         }
 
         // ---- the same, through ip -j
-        KernelState hostIp = KernelState.host();
+        KernelState hostIp = world.host.kernel();
         IpLink portIp = hostIp.link(hostVeth).orElseThrow();
         assertThat(portIp.master()).isEqualTo(bridge);
         assertThat(portIp.kind()).isEqualTo("veth");
@@ -166,13 +157,13 @@ class BridgeTest {
             netns.exec("ip", "route", "add", "default", "via", "10.216.1.1").requireSuccess();
             assertThat(driver.check(conf, netns.path(), attachment).ok()).isTrue();
 
-            Processes.check("ip", "link", "set", hostVeth, "nomaster");
+            world.host.exec("ip", "link", "set", hostVeth, "nomaster").requireSuccess();
             assertThat(cniMsg(driver.check(conf, netns.path(), attachment)))
                     .isEqualTo("CNI veth created for bridge " + bridge + " was not found");
-            Processes.check("ip", "link", "set", hostVeth, "master", bridge);
+            world.host.exec("ip", "link", "set", hostVeth, "master", bridge).requireSuccess();
             assertThat(cniMsg(driver.check(conf, netns.path(), attachment))).as("a new port forgot hairpin")
                     .isEqualTo("Interface " + hostVeth + " hairpin mode false doesn't match configured true");
-            Processes.check("ip", "link", "set", hostVeth, "type", "bridge_slave", "hairpin", "on");
+            world.host.exec("ip", "link", "set", hostVeth, "type", "bridge_slave", "hairpin", "on").requireSuccess();
             assertThat(driver.check(conf, netns.path(), attachment).ok()).isTrue();
 
             netns.exec("ip", "addr", "del", "fd16:1::2/64", "dev", "eth0").requireSuccess();
@@ -183,10 +174,10 @@ class BridgeTest {
         // ---- DEL, and DEL again
         assertThat(driver.del(conf, netns.path(), attachment).answer()).isEmpty();
         assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
-        LeakCheck.assertNoHostLink(hostVeth);
+        assertThat(world.host.kernel().link(hostVeth)).isEmpty();
         assertThat(world.reservations(NETWORK)).isEmpty();
         assertThat(driver.del(conf, netns.path(), attachment).answer()).as("DEL repeated is DEL once").isEmpty();
-        assertThat(KernelState.host().link(bridge)).as("the bridge stays, as Go leaves it").isPresent();
+        assertThat(world.host.kernel().link(bridge)).as("the bridge stays, as Go leaves it").isPresent();
     }
 
     @Test
@@ -246,14 +237,15 @@ class BridgeTest {
         assertThat(netns.kernel().link("eth0").orElseThrow().up()).isTrue();
         assertThat(netns.kernel().addresses("eth0")).noneMatch(a -> a.scope().equals("global"));
         String hostVeth = result.path("interfaces").get(1).path("name").asText();
-        try (NetWorld.View host = NetWorld.View.host()) {
+        try (NetlinkView host = world.hostView()) {
             assertThat(host.requireLink(hostVeth).bridgePort().isolated()).as("portIsolation").isTrue();
             assertThat(host.requireLink(hostVeth).bridgePort().hairpin()).isFalse();
         }
-        assertThat(Processes.check("ip", "-d", "link", "show", hostVeth).stdout()).contains("isolated on");
+        assertThat(world.host.exec("ip", "-d", "link", "show", hostVeth).requireSuccess().stdout())
+                .contains("isolated on");
         assertThat(driver.check(conf, netns.path(), Attachment.of("l2", "eth0")).ok()).isTrue();
         driver.del(conf, netns.path(), Attachment.of("l2", "eth0")).answer();
-        LeakCheck.assertNoHostLink(hostVeth);
+        assertThat(world.host.kernel().link(hostVeth)).isEmpty();
     }
 
     @Test
@@ -265,10 +257,10 @@ class BridgeTest {
         LibcniDriver driver = world.libcniWithJcni("cache");
         driver.add(conf, netns.path(), Attachment.of("down", "eth0")).answer();
         assertThat(netns.kernel().link("eth0").orElseThrow().up()).isFalse();
-        try (NetWorld.View host = NetWorld.View.host()) {
+        try (NetlinkView host = world.hostView()) {
             assertThat(host.requireLink(bridge).isPromisc()).as("promiscMode").isTrue();
         }
-        assertThat(KernelState.host().link(bridge).orElseThrow().flags()).contains("PROMISC");
+        assertThat(world.host.kernel().link(bridge).orElseThrow().flags()).contains("PROMISC");
         assertThat(driver.check(conf, netns.path(), Attachment.of("down", "eth0")).ok()).isTrue();
         driver.del(conf, netns.path(), Attachment.of("down", "eth0")).answer();
     }
@@ -311,10 +303,10 @@ class BridgeTest {
         // The kernel destroys the namespace (and the veth pair) asynchronously; DEL must succeed either way.
         assertThat(driver.del(conf, path, attachment).answer()).isEmpty();
         assertThat(world.reservations(NETWORK)).isEmpty();
-        for (int i = 0; i < 100 && KernelState.host().link(hostVeth).isPresent(); i++) {
+        for (int i = 0; i < 100 && world.host.kernel().link(hostVeth).isPresent(); i++) {
             Thread.sleep(20);
         }
-        LeakCheck.assertNoHostLink(hostVeth);
+        assertThat(world.host.kernel().link(hostVeth)).isEmpty();
     }
 
     @Test
@@ -331,9 +323,9 @@ class BridgeTest {
         // Hold the namespace by a descriptor, then remove its name: the veth pair survives the "gone" namespace.
         try (NetNs held = NetNs.open(path)) {
             netns.close();
-            assertThat(KernelState.host().link(hostVeth)).isPresent();
+            assertThat(world.host.kernel().link(hostVeth)).isPresent();
             assertThat(driver.del(conf, path, attachment).answer()).isEmpty();
-            LeakCheck.assertNoHostLink(hostVeth);
+            assertThat(world.host.kernel().link(hostVeth)).isEmpty();
             assertThat(world.reservations(NETWORK)).isEmpty();
             assertThat(held.fd()).isPositive();
         }

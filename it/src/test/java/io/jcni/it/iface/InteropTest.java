@@ -10,12 +10,10 @@ import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.IpRoute;
 import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
-import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
-import io.jcni.it.support.Processes;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import io.jcni.runtime.CniRuntime;
 import io.jcni.runtime.RuntimeConf;
@@ -31,8 +29,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +43,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * launchers first in CNI_PATH: each type is jcni's once it ships, Go's until then); (b) jcni's runtime runs jcni's
  * bridge followed by Go's portmap; (c) Go's and jcni's plugins get the same configurations, each in a fresh namespace
  * with a fresh dataDir, and their results and kernel state are compared field by field, MACs and veth names (random
- * by nature) and the namespace path aside.
+ * by nature) and the namespace path aside. Every runtime and plugin runs in the test host, whose side (bridges, veth
+ * ends, routes, portmap's iptables rules) is read back there.
  */
 class InteropTest {
     private static final String NETWORK = "jcni-net-iop";
@@ -54,25 +52,12 @@ class InteropTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private NetWorld world;
 
     @BeforeEach
     void world() {
         world = new NetWorld(tmp);
-    }
-
-    @AfterEach
-    void clean() {
-        if (world != null) {
-            world.close();
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(NetWorld.TAG));
-        }
     }
 
     // ---- (a) Go libcni runs jcni's chain ---------------------------------------------------------------------
@@ -86,7 +71,8 @@ class InteropTest {
         Path conf = world.write("chain.conflist", "{\"cniVersion\":\"" + version + "\",\"name\":\"" + NETWORK
                 + "\",\"plugins\":[{\"type\":\"bridge\",\"bridge\":\"" + bridge + "\",\"isDefaultGateway\":true,"
                 + "\"ipam\":" + BridgeTest.hostLocal(world.dataDir(), 40, false, "") + "},"
-                + "{\"type\":\"tuning\",\"sysctl\":{\"net.ipv4.conf.eth0.arp_filter\":\"1\"}}]}");
+                + "{\"type\":\"tuning\",\"dataDir\":\"" + tmp.resolve("tuning") + "\","
+                + "\"sysctl\":{\"net.ipv4.conf.eth0.arp_filter\":\"1\"}}]}");
         LibcniDriver driver = world.libcniWithJcni("cache").withEnv(java.util.Map.of("JCNI_DEBUG", "1"));
         Attachment attachment = Attachment.of("chain-" + version.replace('.', '-'), "eth0");
 
@@ -123,31 +109,30 @@ class InteropTest {
                 .getBytes(StandardCharsets.UTF_8));
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         // The list's bridge is found first in dist (jcni's), portmap only among Debian's plugins.
-        CniRuntime runtime = CniRuntime.create(CniRuntime.Options.of(List.of(Locations.distCniBin(),
+        CniRuntime runtime = CniRuntime.create(world.runtimeOptions(List.of(Locations.distCniBin(),
                 Locations.referencePlugins())).withCacheDir(tmp.resolve("rt-cache")).withStderr(stderr)
                 .withDeleteOnAddFailure(false));
         JsonObject mappings = (JsonObject) Json.parse("{\"portMappings\":[{\"hostPort\":18080,"
                 + "\"containerPort\":80,\"protocol\":\"tcp\"}]}");
         RuntimeConf rt = new RuntimeConf("iop-portmap", netns.path().toString(), "eth0")
                 .withCapabilityArgs(mappings);
-        try (NatRules nat = new NatRules()) {
-            Result result = (Result) runtime.addNetworkList(list, rt);
-            assertThat(result.interfaces()).extracting(i -> i.name()).startsWith(bridge);
-            assertThat(result.ips().get(0).address().toString()).isEqualTo("10.216.41.2/24");
-            assertThat(NatRules.ipv4()).as("portmap's DNAT to the address jcni's bridge configured")
-                    .anyMatch(r -> r.contains("--dport 18080") && r.contains("10.216.41.2:80"));
-            // CHECK: jcni's bridge passes; Go's portmap 1.1.1 then fails its own CHECK on an IPv4-only attachment
-            // (it looks for IPv6 chains it never made), as it does after Go's bridge.
-            assertThatThrownBy(() -> runtime.checkNetworkList(list, rt))
-                    .isInstanceOfSatisfying(io.jcni.runtime.CniRuntimeException.class,
-                            e -> assertThat(e.pluginType()).isEqualTo("portmap"))
-                    .hasMessageContaining("could not check ipv6 dnat");
-            runtime.delNetworkList(list, rt);
-            assertThat(NatRules.ipv4()).noneMatch(r -> r.contains("10.216.41.2"));
-            assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
-            assertThat(world.reservations(NETWORK)).isEmpty();
-            runtime.delNetworkList(list, rt);
-        }
+        TestHost host = world.host;
+        Result result = (Result) runtime.addNetworkList(list, rt);
+        assertThat(result.interfaces()).extracting(i -> i.name()).startsWith(bridge);
+        assertThat(result.ips().get(0).address().toString()).isEqualTo("10.216.41.2/24");
+        assertThat(host.natRules()).as("portmap's DNAT to the address jcni's bridge configured")
+                .anyMatch(r -> r.contains("--dport 18080") && r.contains("10.216.41.2:80"));
+        // CHECK: jcni's bridge passes; Go's portmap 1.1.1 then fails its own CHECK on an IPv4-only attachment
+        // (it looks for IPv6 chains it never made), as it does after Go's bridge.
+        assertThatThrownBy(() -> runtime.checkNetworkList(list, rt))
+                .isInstanceOfSatisfying(io.jcni.runtime.CniRuntimeException.class,
+                        e -> assertThat(e.pluginType()).isEqualTo("portmap"))
+                .hasMessageContaining("could not check ipv6 dnat");
+        runtime.delNetworkList(list, rt);
+        assertThat(host.natRules()).noneMatch(r -> r.contains("10.216.41.2"));
+        assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
+        assertThat(world.reservations(NETWORK)).isEmpty();
+        runtime.delNetworkList(list, rt);
     }
 
     // ---- (c) the same configuration through Go's plugins and jcni's --------------------------------------------
@@ -179,6 +164,7 @@ class InteropTest {
         List<String> observed = new ArrayList<>();
         for (boolean go : new boolean[] {true, false}) {
             TestNetns netns = world.netns();
+            forwardingOff();
             Path dataDir = tmp.resolve(go ? "ipam-go" : "ipam-jcni");
             String ipam = ipamKind.equals("none") ? null
                     : BridgeTest.hostLocal(dataDir, n, ipamKind.equals("v6"), routes);
@@ -186,9 +172,9 @@ class InteropTest {
             LibcniDriver driver = go ? world.libcniWithGo("cache-go") : world.libcniWithJcni("cache-jcni");
             Attachment attachment = Attachment.of("cmp", "eth0");
             JsonNode result = driver.add(conf, netns.path(), attachment).answer();
-            observed.add(normalized(result, netns) + "\n" + kernelState(netns, bridge, result));
+            observed.add(normalized(result, netns) + "\n" + kernelState(world.host, netns, bridge, result));
             driver.del(conf, netns.path(), attachment).answer();
-            Processes.check("ip", "link", "del", bridge);
+            world.host.exec("ip", "link", "del", bridge).requireSuccess();
         }
         assertThat(observed.get(1)).as("jcni (below) against Go (above)").isEqualTo(observed.get(0));
     }
@@ -199,16 +185,22 @@ class InteropTest {
         List<String> observed = new ArrayList<>();
         for (boolean go : new boolean[] {true, false}) {
             TestNetns netns = world.netns();
+            forwardingOff();
             Path dataDir = tmp.resolve(go ? "ipam-go" : "ipam-jcni");
             Path conf = world.write("ptp.conflist", PtpTest.conflist(version, ",\"mtu\":1380",
                     BridgeTest.hostLocal(dataDir, 43, true, "{\"dst\":\"0.0.0.0/0\"}")));
             LibcniDriver driver = go ? world.libcniWithGo("cache-go") : world.libcniWithJcni("cache-jcni");
             Attachment attachment = Attachment.of("cmp", "eth0");
             JsonNode result = driver.add(conf, netns.path(), attachment).answer();
-            observed.add(normalized(result, netns) + "\n" + kernelState(netns, null, result));
+            observed.add(normalized(result, netns) + "\n" + kernelState(world.host, netns, null, result));
             driver.del(conf, netns.path(), attachment).answer();
         }
         assertThat(observed.get(1)).as("jcni (below) against Go (above)").isEqualTo(observed.get(0));
+    }
+
+    /** Both runs share the host: each starts from forwarding off, so that each one's own effect is compared. */
+    void forwardingOff() {
+        world.host.exec("sysctl", "-qw", "net.ipv4.ip_forward=0", "net.ipv6.conf.all.forwarding=0").requireSuccess();
     }
 
     /**
@@ -228,7 +220,7 @@ class InteropTest {
             LibcniDriver driver = go ? world.libcniWithGo("cache-go") : world.libcniWithJcni("cache-jcni");
             dns.add(driver.add(conf, netns.path(), Attachment.of("dns", "eth0")).answer().path("dns"));
             driver.del(conf, netns.path(), Attachment.of("dns", "eth0")).answer();
-            Processes.check("ip", "link", "del", bridge);
+            world.host.exec("ip", "link", "del", bridge).requireSuccess();
         }
         assertThat(dns.get(0).toString()).as("Go 1.1.1").isEqualTo("{}");
         assertThat(dns.get(1).toString()).as("jcni")
@@ -255,9 +247,9 @@ class InteropTest {
 
     /**
      * What both plugins leave in the kernel, as {@code ip -j} shows it: the container's links, addresses, routes and
-     * sysctls; on the host, the bridge's addresses and flags and the host end's settings.
+     * sysctls; on the (test) host, forwarding, the bridge's addresses and flags and the host end's settings.
      */
-    static String kernelState(TestNetns netns, String bridge, JsonNode result) {
+    static String kernelState(TestHost testHost, TestNetns netns, String bridge, JsonNode result) {
         KernelState inside = netns.kernel();
         StringBuilder s = new StringBuilder();
         for (IpLink l : inside.links()) {
@@ -272,7 +264,9 @@ class InteropTest {
                 "ipv6/conf/lo/disable_ipv6", "ipv6/conf/eth0/disable_ipv6")) {
             s.append(key).append('=').append(inside.sysctl("net/" + key)).append('\n');
         }
-        KernelState host = KernelState.host();
+        KernelState host = testHost.kernel();
+        s.append("host forwarding ipv4=").append(host.sysctl("net/ipv4/ip_forward")).append(" ipv6=")
+                .append(host.sysctl("net/ipv6/conf/all/forwarding")).append('\n');
         String hostVeth = null;
         for (JsonNode i : result.path("interfaces")) {
             if (i.path("name").asText().matches("veth[0-9a-f]{8}")) {
@@ -296,7 +290,7 @@ class InteropTest {
                     .forEach(a -> s.append("host end addr ").append(a).append('\n'));
             host.routes(hostVeth).stream().map(r -> r.dst() + " " + r.scope() + " " + r.protocol()).sorted()
                     .forEach(r -> s.append("host route ").append(r).append('\n'));
-            String detail = Processes.check("ip", "-d", "link", "show", hostVeth).stdout();
+            String detail = testHost.exec("ip", "-d", "link", "show", hostVeth).requireSuccess().stdout();
             s.append("hairpin ").append(detail.contains("hairpin on")).append('\n');
         }
         return s.toString();

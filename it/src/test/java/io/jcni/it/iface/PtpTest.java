@@ -4,24 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
+import io.jcni.it.support.Conflists;
 import io.jcni.it.support.DriverOutcome;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.IpRoute;
 import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
-import io.jcni.it.support.Names;
-import io.jcni.it.support.Prerequisites;
-import io.jcni.it.support.Processes;
+import io.jcni.it.support.NetlinkView;
 import io.jcni.it.support.TestNetns;
 import io.jcni.netlink.Family;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.NetNs;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,9 +26,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * jcni's ptp, exec'd by Go libcni in namespaces of its own: the container's traffic all goes through the gateway,
- * which is the host end's address; the host routes to the container. Read back through netlink-ffm and {@code ip -j};
- * CHECK passes, then fails on broken state; DEL and DEL again; a failed ADD leaves nothing.
+ * jcni's ptp, exec'd by Go libcni in a test host of its own: the container's traffic all goes through the gateway,
+ * which is the host end's address; the host routes to the container. Read back through netlink-ffm and {@code ip -j},
+ * the host side from the test host; CHECK passes, then fails on broken state; DEL and DEL again; a failed ADD leaves
+ * nothing.
  */
 class PtpTest {
     static final String NETWORK = "jcni-net-ptp";
@@ -39,6 +37,7 @@ class PtpTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private NetWorld world;
 
     @BeforeEach
@@ -46,23 +45,8 @@ class PtpTest {
         world = new NetWorld(tmp);
     }
 
-    @AfterEach
-    void clean() {
-        if (world != null) {
-            world.close();
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(NetWorld.TAG));
-        }
-    }
-
     static String conflist(String version, String keys, String ipam) {
-        return "{\"cniVersion\":\"" + version + "\",\"name\":\"" + NETWORK + "\",\"plugins\":[{\"type\":\"ptp\""
-                + keys + ",\"ipam\":" + ipam + "}]}";
+        return Conflists.list(version, NETWORK, "{\"type\":\"ptp\"" + keys + ",\"ipam\":" + ipam + "}");
     }
 
     @ParameterizedTest(name = "cniVersion {0}")
@@ -73,6 +57,7 @@ class PtpTest {
                 BridgeTest.hostLocal(world.dataDir(), 30, true, "{\"dst\":\"0.0.0.0/0\"},{\"dst\":\"::/0\"}")));
         LibcniDriver driver = world.libcniWithJcni("cache");
         Attachment attachment = Attachment.of("ptp-" + version.replace('.', '-'), "eth0");
+        assertThat(world.host.kernel().sysctl("net/ipv4/ip_forward")).as("before ADD").isEqualTo("0");
 
         JsonNode result = driver.add(conf, netns.path(), attachment).answer();
 
@@ -87,7 +72,7 @@ class PtpTest {
                 + ip.path("address").asText() + " " + ip.path("gateway").asText())
                 .containsExactly("1 10.216.30.2/24 10.216.30.1", "1 fd16:30::2/64 fd16:30::1");
 
-        try (NetWorld.View host = NetWorld.View.host(); NetWorld.View inside = NetWorld.View.of(netns)) {
+        try (NetlinkView host = world.hostView(); NetlinkView inside = NetlinkView.of(netns)) {
             Link port = host.requireLink(hostVeth);
             assertThat(port.info()).isInstanceOf(LinkInfo.Veth.class);
             assertThat(port.masterIndex()).isZero();
@@ -113,9 +98,9 @@ class PtpTest {
                 .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("default", "10.216.30.1", null, null),
                         org.assertj.core.groups.Tuple.tuple("10.216.30.0/24", "10.216.30.1", null, "10.216.30.2"),
                         org.assertj.core.groups.Tuple.tuple("10.216.30.1", null, "link", "10.216.30.2"));
-        assertThat(KernelState.host().addresses(hostVeth)).filteredOn(a -> a.family().equals("inet"))
+        assertThat(world.host.kernel().addresses(hostVeth)).filteredOn(a -> a.family().equals("inet"))
                 .extracting(IpAddress::cidr).containsExactly("10.216.30.1/32");
-        assertThat(KernelState.host().routes(hostVeth)).filteredOn(r -> r.family().equals("inet"))
+        assertThat(world.host.kernel().routes(hostVeth)).filteredOn(r -> r.family().equals("inet"))
                 .extracting(IpRoute::dst, IpRoute::scope)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("10.216.30.2", "host"));
 
@@ -127,15 +112,15 @@ class PtpTest {
             netns.exec("ip", "route", "add", "10.216.30.0/24", "via", "10.216.30.1", "src", "10.216.30.2")
                     .requireSuccess();
             assertThat(driver.check(conf, netns.path(), attachment).ok()).isTrue();
-            Processes.check("ip", "addr", "del", "10.216.30.1/32", "dev", hostVeth);
+            world.host.exec("ip", "addr", "del", "10.216.30.1/32", "dev", hostVeth).requireSuccess();
             assertThat(msg(driver.check(conf, netns.path(), attachment)))
                     .isEqualTo("ptp: host end " + hostVeth + " lacks the gateway address 10.216.30.1");
         }
 
         assertThat(driver.del(conf, netns.path(), attachment).answer()).isEmpty();
         assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
-        LeakCheck.assertNoHostLink(hostVeth);
-        assertThat(KernelState.host().routes()).noneMatch(r -> r.dst().startsWith("10.216.30."));
+        assertThat(world.host.kernel().link(hostVeth)).isEmpty();
+        assertThat(world.host.kernel().routes()).noneMatch(r -> r.dst().startsWith("10.216.30."));
         assertThat(world.reservations(NETWORK)).isEmpty();
         assertThat(driver.del(conf, netns.path(), attachment).answer()).as("DEL repeated is DEL once").isEmpty();
     }
@@ -152,7 +137,7 @@ class PtpTest {
         DriverOutcome outcome = world.libcniWithJcni("cache").add(conf, netns.path(), Attachment.of("bad", "eth0"));
         assertThat(msg(outcome)).startsWith("failed to add route '10.50.0.0/16 via 10.99.0.1 dev eth0'");
         assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
-        assertThat(KernelState.host().routes()).noneMatch(r -> r.dst().startsWith("10.216.31."));
+        assertThat(world.host.kernel().routes()).noneMatch(r -> r.dst().startsWith("10.216.31."));
         assertThat(world.reservations(NETWORK)).isEmpty();
     }
 
@@ -179,9 +164,9 @@ class PtpTest {
         Path path = netns.path();
         try (NetNs held = NetNs.open(path)) {
             netns.close();
-            assertThat(KernelState.host().link(hostVeth)).isPresent();
+            assertThat(world.host.kernel().link(hostVeth)).isPresent();
             assertThat(driver.del(conf, path, attachment).answer()).isEmpty();
-            LeakCheck.assertNoHostLink(hostVeth);
+            assertThat(world.host.kernel().link(hostVeth)).isEmpty();
             assertThat(world.reservations(NETWORK)).isEmpty();
         }
     }

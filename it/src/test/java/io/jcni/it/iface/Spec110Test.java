@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jcni.it.support.IpLink;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.Locations;
-import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.TestNetns;
 import io.jcni.runtime.CniRuntime;
@@ -21,8 +19,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,36 +29,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Protocol 1.1.0 (which Go libcni 1.1.2 and Debian's plugins do not speak) through jcni's runtime with jcni's
  * launchers only: bridge and ptp with the static IPAM plugin (delegated to in-process, as the launcher is jcni's), the
- * full ADD/CHECK/STATUS/GC/DEL cycle; GC and STATUS are the IPAM plugin's answers.
+ * full ADD/CHECK/STATUS/GC/DEL cycle; GC and STATUS are the IPAM plugin's answers. The runtime lives in this JVM; the
+ * plugins it execs run in the test host.
  */
 class Spec110Test {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private NetWorld world;
 
     @BeforeEach
     void world() {
-        world = new NetWorld(tmp);
         Prerequisites.assumeDistPlugins("bridge", "ptp", "static");
-    }
-
-    @AfterEach
-    void clean() {
-        if (world != null) {
-            world.close();
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(NetWorld.TAG));
-        }
+        world = new NetWorld(tmp);
     }
 
     CniRuntime runtime(ByteArrayOutputStream stderr) {
-        return CniRuntime.create(CniRuntime.Options.of(List.of(Locations.distCniBin()))
+        return CniRuntime.create(world.runtimeOptions(List.of(Locations.distCniBin()))
                 .withCacheDir(tmp.resolve("cache")).withStderr(stderr)
                 .withEnvironment(java.util.Map.of("JCNI_DEBUG", "1", "PATH", "/usr/sbin:/usr/bin:/sbin:/bin")));
     }
@@ -91,6 +76,9 @@ class Spec110Test {
         assertThat(stderr.toString(StandardCharsets.UTF_8)).as("static ran in the plugin's JVM")
                 .contains("static: ADD in-process");
         assertThat(netns.kernel().addresses("eth0")).extracting(a -> a.cidr()).contains("10.216.50.7/24");
+        assertThat(result.interfaces()).filteredOn(i -> i.sandbox() == null || i.sandbox().isEmpty())
+                .as("the host side is in the test host").isNotEmpty()
+                .allSatisfy(i -> assertThat(world.host.kernel().link(i.name())).isPresent());
 
         runtime.checkNetworkList(list, rt);
         runtime.statusNetworkList(list);

@@ -3,17 +3,16 @@ package io.jcni.it.ifaces;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.CniExec;
+import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
-import io.jcni.it.support.LeakCheck;
-import io.jcni.it.support.Locations;
-import io.jcni.it.support.Names;
+import io.jcni.it.support.NetlinkView;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.netlink.Link;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +36,9 @@ class HostDeviceTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private Topology ours;
+    @AutoClose
     private Topology theirs;
 
     @BeforeEach
@@ -49,34 +50,12 @@ class HostDeviceTest {
         theirs = Topology.create(TAG, DEVICE);
     }
 
-    @AfterEach
-    void removeWorlds() {
-        try {
-            if (ours != null) {
-                ours.close();
-            }
-        } finally {
-            if (theirs != null) {
-                theirs.close();
-            }
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
-    }
-
     static CniExec ourHostDevice(Topology world) {
-        return CniExec.of(Locations.distPlugin("host-device"), List.of(Locations.distCniBin(),
-                Locations.referencePlugins())).inNetns(world.host.name());
+        return world.jcniPlugin("host-device");
     }
 
     static CniExec goHostDevice(Topology world) {
-        return CniExec.of(Locations.referencePlugin("host-device"), List.of(Locations.referencePlugins()))
-                .inNetns(world.host.name());
+        return world.goPlugin("host-device");
     }
 
     String conf(String dataDir, String selector) {
@@ -98,12 +77,8 @@ class HostDeviceTest {
         }
     }
 
-    static String normalized(JsonNode result, Topology world, String mac) {
-        return result.toString().replace(world.container.path().toString(), "NETNS").replace(mac, "MAC");
-    }
-
     static List<String> allocations(Path dataDir) throws Exception {
-        return IpamFiles.allocations(dataDir, "jcni-tun-hd");
+        return HostLocalFiles.reservations(dataDir, "jcni-tun-hd");
     }
 
     @ParameterizedTest(name = "selected by {0}")
@@ -116,15 +91,15 @@ class HostDeviceTest {
         JsonNode result = ourHostDevice(ours).add(ourConf, ours.container.path(), "ctr-hd", "net1").result();
         JsonNode goResult = goHostDevice(theirs).add(goConf, theirs.container.path(), "ctr-hd", "net1").result();
 
-        assertThat(normalized(result, ours, before.mac()))
-                .isEqualTo(normalized(goResult, theirs, theirs.container.kernel().link("net1").orElseThrow().mac()));
+        assertThat(ours.normalized(result, before.mac()))
+                .isEqualTo(theirs.normalized(goResult, theirs.container.kernel().link("net1").orElseThrow().mac()));
         assertThat(result.path("interfaces").get(0).path("mac").asText()).isEqualTo(before.mac());
-        assertThat(Topology.linkNames(ours.host)).containsExactly("lo");
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly("lo");
         IpLink net1 = ours.container.kernel().link("net1").orElseThrow();
         assertThat(net1.kind()).isEqualTo("veth");
         assertThat(net1.up()).isTrue();
-        assertThat(Topology.link(ours.container, "net1").orElseThrow().alias()).isEqualTo(DEVICE)
-                .isEqualTo(Topology.link(theirs.container, "net1").orElseThrow().alias());
+        assertThat(NetlinkView.findLink(ours.container, "net1").orElseThrow().alias()).isEqualTo(DEVICE)
+                .isEqualTo(NetlinkView.findLink(theirs.container, "net1").orElseThrow().alias());
         assertThat(ours.container.kernel().addresses("net1")).filteredOn(a -> a.family().equals("inet"))
                 .extracting(IpAddress::cidr).containsExactly("10.77.1.10/24");
         assertThat(ours.container.kernel().routes()).filteredOn(r -> r.family().equals("inet"))
@@ -140,18 +115,19 @@ class HostDeviceTest {
         ourHostDevice(ours).del(ourConf, ours.container.path(), "ctr-hd", "net1").result();
         goHostDevice(theirs).del(goConf, theirs.container.path(), "ctr-hd", "net1").result();
         for (Topology world : List.of(ours, theirs)) {
-            assertThat(Topology.linkNames(world.container)).containsExactly("lo");
-            assertThat(Topology.link(world.host, DEVICE).orElseThrow().isUp()).as("left down, as upstream")
+            assertThat(NetlinkView.linkNames(world.container)).containsExactly("lo");
+            assertThat(NetlinkView.findLink(world.host, DEVICE).orElseThrow().isUp()).as("left down, as upstream")
                     .isFalse();
         }
-        assertThat(Topology.link(ours.host, DEVICE).orElseThrow().alias()).as("alias cleared, as newer upstream")
+        assertThat(NetlinkView.findLink(ours.host, DEVICE).orElseThrow().alias()).as("alias cleared, as newer upstream")
                 .isEmpty();
-        assertThat(Topology.link(theirs.host, DEVICE).orElseThrow().alias()).as("Go 1.1.1 leaves it").isEqualTo(DEVICE);
+        assertThat(NetlinkView.findLink(theirs.host, DEVICE).orElseThrow().alias()).as("Go 1.1.1 leaves it")
+                .isEqualTo(DEVICE);
         assertThat(ours.host.kernel().link(DEVICE).orElseThrow().mac()).isEqualTo(before.mac());
         assertThat(ours.host.kernel().addresses(DEVICE)).noneMatch(a -> a.family().equals("inet"));
         assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
         ourHostDevice(ours).del(ourConf, ours.container.path(), "ctr-hd", "net1").result();
-        assertThat(Topology.linkNames(ours.host)).containsExactly(DEVICE, "lo");
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
     }
 
     @Test
@@ -174,10 +150,10 @@ class HostDeviceTest {
         CniExec.Outcome failed = ourHostDevice(ours).add(unreachable, ours.container.path(), "ctr-hd", "net1");
         assertThat(failed.msg()).startsWith("failed to add route '10.99.0.0/16 via 10.200.0.1 dev net1'");
         assertThat(failed.process().stderr()).doesNotContain("rollback step failed");
-        Link back = Topology.link(ours.host, DEVICE).orElseThrow();
+        Link back = NetlinkView.findLink(ours.host, DEVICE).orElseThrow();
         assertThat(back.isUp()).as("it was up before the ADD").isTrue();
         assertThat(back.alias()).isEmpty();
-        assertThat(Topology.linkNames(ours.container)).containsExactly("lo");
+        assertThat(NetlinkView.linkNames(ours.container)).containsExactly("lo");
         assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
         ours.host.exec("ip", "addr", "add", "10.77.1.2/24", "dev", DEVICE).requireSuccess();
         assertThat(Topology.reaches(ours.host, ours.peer, Topology.PEER_ADDRESS)).as("the device works again")
@@ -189,8 +165,8 @@ class HostDeviceTest {
             CniExec.Outcome refused = ourHostDevice(ours).add(conf("data-ours", bad), ours.container.path(),
                     "ctr-hd", "net1");
             assertThat(refused.ok()).as(bad).isFalse();
-            assertThat(Topology.linkNames(ours.container)).as(bad).containsExactly("lo");
-            assertThat(Topology.linkNames(ours.host)).as(bad).containsExactly(DEVICE, "lo");
+            assertThat(NetlinkView.linkNames(ours.container)).as(bad).containsExactly("lo");
+            assertThat(NetlinkView.linkNames(ours.host)).as(bad).containsExactly(DEVICE, "lo");
             assertThat(allocations(tmp.resolve("data-ours"))).as(bad).isEmpty();
         }
     }
@@ -203,7 +179,7 @@ class HostDeviceTest {
         }
         ourHostDevice(ours).add(conf("data-ours", selector("device", ours)), ours.container.path(), "ctr-hd",
                 "net1").result();
-        assertThat(Topology.linkNames(ours.container)).containsExactly(DEVICE, "lo", "net1", "other0");
+        assertThat(NetlinkView.linkNames(ours.container)).containsExactly(DEVICE, "lo", "net1", "other0");
         CniExec.Outcome go = goHostDevice(theirs).add(conf("data-go", selector("device", theirs)),
                 theirs.container.path(), "ctr-hd", "net1");
         assertThat(go.ok()).as("Go 1.1.1 moves the device in under its host name first").isFalse();
@@ -211,8 +187,8 @@ class HostDeviceTest {
 
         ourHostDevice(ours).del(conf("data-ours", selector("device", ours)), ours.container.path(), "ctr-hd", "net1")
                 .result();
-        assertThat(Topology.linkNames(ours.host)).containsExactly(DEVICE, "lo");
-        assertThat(Topology.linkNames(ours.container)).containsExactly(DEVICE, "lo", "other0");
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
+        assertThat(NetlinkView.linkNames(ours.container)).containsExactly(DEVICE, "lo", "other0");
     }
 
     @Test
@@ -222,8 +198,8 @@ class HostDeviceTest {
         ours.container.exec("ip", "link", "set", "net1", "down").requireSuccess();
         ours.container.exec("ip", "link", "set", "net1", "name", "renamed0").requireSuccess();
         ourHostDevice(ours).del(conf, ours.container.path(), "ctr-hd", "net1").result();
-        assertThat(Topology.linkNames(ours.host)).containsExactly(DEVICE, "lo");
-        assertThat(Topology.linkNames(ours.container)).containsExactly("lo");
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
+        assertThat(NetlinkView.linkNames(ours.container)).containsExactly("lo");
     }
 
     @Test
@@ -238,7 +214,7 @@ class HostDeviceTest {
         CniExec.Outcome gonePci = ourHostDevice(ours).del(conf("data-ours", "\"pciBusID\":\"0000:99:00.0\""),
                 ours.container.path(), "ctr-hd", "net1");
         assertThat(gonePci.ok()).as("the device is found by CNI_IFNAME: " + gonePci.process().describe()).isTrue();
-        assertThat(Topology.linkNames(ours.host)).containsExactly(DEVICE, "lo");
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
     }
 
     @Test
@@ -249,9 +225,9 @@ class HostDeviceTest {
         ours.container.close();
         ourHostDevice(ours).del(conf, gone, "ctr-hd", "net1").result();
         assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
-        assertThat(Topology.linkNames(ours.host)).as("a veth dies with its namespace; the kernel returns only "
+        assertThat(NetlinkView.linkNames(ours.host)).as("a veth dies with its namespace; the kernel returns only "
                 + "physical devices").containsExactly("lo");
-        assertThat(Topology.linkNames(ours.peer)).as("and takes its peer with it").containsExactly("lo");
+        assertThat(NetlinkView.linkNames(ours.peer)).as("and takes its peer with it").containsExactly("lo");
     }
 
     @Test
@@ -268,12 +244,12 @@ class HostDeviceTest {
 
         ourHostDevice(ours).del(conf, gone, "ctr-hd", "net1").result();
 
-        Link restored = Topology.link(ours.host, DEVICE).orElseThrow();
+        Link restored = NetlinkView.findLink(ours.host, DEVICE).orElseThrow();
         assertThat(restored.alias()).isEmpty();
-        assertThat(Topology.linkNames(ours.host)).containsExactly(DEVICE, "lo");
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
         CniExec.Outcome go = goHostDevice(theirs).del(conf("data-go", selector("device", theirs)), gone, "ctr-hd",
                 "net1");
         assertThat(go.ok()).as("Go 1.1.1 cannot open the namespace and fails DEL").isFalse();
-        assertThat(Topology.linkNames(theirs.host)).containsExactly("lo", "net1");
+        assertThat(NetlinkView.linkNames(theirs.host)).containsExactly("lo", "net1");
     }
 }

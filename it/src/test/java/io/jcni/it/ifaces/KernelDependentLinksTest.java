@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.CniExec;
+import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.IpAddress;
-import io.jcni.it.support.LeakCheck;
-import io.jcni.it.support.Locations;
-import io.jcni.it.support.Names;
+import io.jcni.it.support.NetlinkView;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
 import io.jcni.netlink.IpvlanMode;
@@ -17,8 +17,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,6 +39,7 @@ class KernelDependentLinksTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private Topology world;
 
     @BeforeEach
@@ -48,20 +48,6 @@ class KernelDependentLinksTest {
         Prerequisites.assumeReferencePlugins("host-local");
         Prerequisites.assumeDistPlugins("vlan", "ipvlan", "dummy");
         world = Topology.create(TAG, MASTER);
-    }
-
-    @AfterEach
-    void removeWorld() {
-        if (world != null) {
-            world.close();
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
     }
 
     /** Why this kernel cannot create {@code type} links ({@code ip}'s error), or null if it can. */
@@ -90,8 +76,7 @@ class KernelDependentLinksTest {
     }
 
     CniExec plugin(String type) {
-        return CniExec.of(Locations.distPlugin(type), List.of(Locations.distCniBin(), Locations.referencePlugins()))
-                .inNetns(world.host.name());
+        return world.jcniPlugin(type);
     }
 
     String conf(String type, String cniVersion) {
@@ -115,9 +100,9 @@ class KernelDependentLinksTest {
         assertThat(add.msg()).isEqualTo("failed to create " + type + ": the running kernel has no " + type
                 + " support (" + option(type) + ")");
         assertThat(add.error().path("details").asText()).contains("EOPNOTSUPP").contains("Unknown device type");
-        assertThat(Topology.linkNames(world.container)).containsExactly("lo");
-        assertThat(Topology.linkNames(world.host)).containsExactly("lo", MASTER);
-        assertThat(IpamFiles.allocations(tmp.resolve("data"), "jcni-tun-kd")).as("IPAM never ran").isEmpty();
+        assertThat(NetlinkView.linkNames(world.container)).containsExactly("lo");
+        assertThat(NetlinkView.linkNames(world.host)).containsExactly("lo", MASTER);
+        assertThat(HostLocalFiles.reservations(tmp.resolve("data"), "jcni-tun-kd")).as("IPAM never ran").isEmpty();
 
         CniExec.Outcome status = plugin(type).call("STATUS", conf(type, "1.1.0"), null, "", "");
         assertThat(status.code()).isEqualTo(50);
@@ -138,7 +123,7 @@ class KernelDependentLinksTest {
 
         assertThat(result.path("interfaces").get(0).path("name").asText()).isEqualTo("net1");
         assertThat(result.path("ips").get(0).path("address").asText()).isEqualTo("10.77.1.10/24");
-        Link link = Topology.link(world.container, "net1").orElseThrow();
+        Link link = NetlinkView.findLink(world.container, "net1").orElseThrow();
         assertThat(link.kind()).isEqualTo(type);
         switch (type) {
             case "vlan" -> assertThat(((LinkInfo.Vlan) link.info()).id()).isEqualTo(42);
@@ -157,8 +142,8 @@ class KernelDependentLinksTest {
                 .isEqualTo("Failed to match addr 10.77.1.10/24 on interface net1");
 
         plugin(type).del(conf, world.container.path(), "ctr-kd", "net1").result();
-        assertThat(Topology.linkNames(world.container)).containsExactly("lo");
-        assertThat(IpamFiles.allocations(tmp.resolve("data"), "jcni-tun-kd")).isEmpty();
+        assertThat(NetlinkView.linkNames(world.container)).containsExactly("lo");
+        assertThat(HostLocalFiles.reservations(tmp.resolve("data"), "jcni-tun-kd")).isEmpty();
         plugin(type).del(conf, world.container.path(), "ctr-kd", "net1").result();
     }
 
@@ -174,8 +159,8 @@ class KernelDependentLinksTest {
         assertThat(result.path("interfaces")).hasSize(1);
         assertThat(result.path("ips").get(0).path("address").asText()).isEqualTo("10.77.1.20/24");
         assertThat(result.path("ips").get(0).path("interface").asInt()).isZero();
-        assertThat(Topology.link(world.container, "net1").orElseThrow().parentIndex())
-                .isEqualTo(Topology.link(world.host, MASTER).orElseThrow().index());
+        assertThat(NetlinkView.findLink(world.container, "net1").orElseThrow().parentIndex())
+                .isEqualTo(NetlinkView.findLink(world.host, MASTER).orElseThrow().index());
         assertThat(Topology.reaches(world.container, world.peer, Topology.PEER_ADDRESS)).isTrue();
     }
 }

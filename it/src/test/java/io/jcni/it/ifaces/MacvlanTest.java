@@ -3,12 +3,12 @@ package io.jcni.it.ifaces;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.CniExec;
+import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
-import io.jcni.it.support.IpRoute;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.Locations;
-import io.jcni.it.support.Names;
+import io.jcni.it.support.NetlinkView;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
@@ -17,8 +17,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +37,9 @@ class MacvlanTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private Topology ours;
+    @AutoClose
     private Topology theirs;
 
     @BeforeEach
@@ -50,34 +51,12 @@ class MacvlanTest {
         theirs = Topology.create(TAG, MASTER);
     }
 
-    @AfterEach
-    void removeWorlds() {
-        try {
-            if (ours != null) {
-                ours.close();
-            }
-        } finally {
-            if (theirs != null) {
-                theirs.close();
-            }
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
-    }
-
     static CniExec ourMacvlan(Topology world) {
-        return CniExec.of(Locations.distPlugin("macvlan"), List.of(Locations.distCniBin(),
-                Locations.referencePlugins())).inNetns(world.host.name());
+        return world.jcniPlugin("macvlan");
     }
 
     static CniExec goMacvlan(Topology world) {
-        return CniExec.of(Locations.referencePlugin("macvlan"), List.of(Locations.referencePlugins()))
-                .inNetns(world.host.name());
+        return world.goPlugin("macvlan");
     }
 
     String conf(String dataDir, String fields) {
@@ -98,11 +77,7 @@ class MacvlanTest {
     }
 
     static List<String> allocations(Path dataDir) throws IOException {
-        return IpamFiles.allocations(dataDir, "jcni-tun-mv");
-    }
-
-    static String normalized(JsonNode result, Topology world, String mac) {
-        return result.toString().replace(world.container.path().toString(), "NETNS").replace(mac, "MAC");
+        return HostLocalFiles.reservations(dataDir, "jcni-tun-mv");
     }
 
     @ParameterizedTest(name = "mode {0}")
@@ -117,7 +92,7 @@ class MacvlanTest {
 
         String ourMac = result.path("interfaces").get(0).path("mac").asText();
         String goMac = goResult.path("interfaces").get(0).path("mac").asText();
-        assertThat(normalized(result, ours, ourMac)).isEqualTo(normalized(goResult, theirs, goMac));
+        assertThat(ours.normalized(result, ourMac)).isEqualTo(theirs.normalized(goResult, goMac));
         assertThat(result.path("ips").get(0).path("address").asText()).isEqualTo("10.77.1.10/24");
         assertThat(result.path("dns").path("nameservers").get(0).asText()).isEqualTo("10.77.1.53");
 
@@ -126,8 +101,8 @@ class MacvlanTest {
         assertThat(net1.mac()).isEqualTo(ourMac);
         assertThat(net1.mtu()).isEqualTo(1400).isEqualTo(theirs.container.kernel().link("net1").orElseThrow().mtu());
         assertThat(net1.up()).isTrue();
-        Link link = Topology.link(ours.container, "net1").orElseThrow();
-        Link master = Topology.link(ours.host, MASTER).orElseThrow();
+        Link link = NetlinkView.findLink(ours.container, "net1").orElseThrow();
+        Link master = NetlinkView.findLink(ours.host, MASTER).orElseThrow();
         assertThat(link.info()).isEqualTo(new LinkInfo.Macvlan("macvlan", MacvlanMode.valueOf(mode.toUpperCase(
                 Locale.ROOT))));
         assertThat(link.parentIndex()).as("the master, in the host namespace").isEqualTo(master.index());
@@ -142,7 +117,7 @@ class MacvlanTest {
                         .filter(r -> r.family().equals("inet")).map(r -> r.dst() + " via " + r.gateway()).toList());
         assertThat(ours.container.kernel().sysctl("net/ipv4/conf/net1/arp_notify")).isEqualTo("1");
         assertThat(Topology.reaches(ours.container, ours.peer, Topology.PEER_ADDRESS)).isTrue();
-        assertThat(Topology.linkNames(ours.host)).as("nothing created on the host side")
+        assertThat(NetlinkView.linkNames(ours.host)).as("nothing created on the host side")
                 .containsExactly("lo", MASTER);
         assertThat(allocations(tmp.resolve("data-ours"))).containsExactly("10.77.1.10");
 
@@ -155,9 +130,9 @@ class MacvlanTest {
         assertThat(broken.msg()).isEqualTo("Failed to match addr 10.77.1.10/24 on interface net1");
 
         ourMacvlan(ours).del(ourConf, ours.container.path(), "ctr-mv", "net1").result();
-        assertThat(Topology.linkNames(ours.container)).containsExactly("lo");
+        assertThat(NetlinkView.linkNames(ours.container)).containsExactly("lo");
         assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
-        assertThat(Topology.link(ours.host, MASTER)).isPresent();
+        assertThat(NetlinkView.findLink(ours.host, MASTER)).isPresent();
         ourMacvlan(ours).del(ourConf, ours.container.path(), "ctr-mv", "net1").result();
         goMacvlan(theirs).del(goConf, theirs.container.path(), "ctr-mv", "net1").result();
     }
@@ -193,10 +168,10 @@ class MacvlanTest {
         JsonNode result = ourMacvlan(ours).add(conf("data-ours", ""), ours.container.path(), "ctr-mv", "eth0")
                 .result();
         goMacvlan(theirs).add(conf("data-go", ""), theirs.container.path(), "ctr-mv", "eth0").result();
-        assertThat(Topology.link(ours.container, "eth0").orElseThrow().parentIndex())
-                .isEqualTo(Topology.link(ours.host, MASTER).orElseThrow().index());
-        assertThat(Topology.link(theirs.container, "eth0").orElseThrow().info())
-                .isEqualTo(Topology.link(ours.container, "eth0").orElseThrow().info());
+        assertThat(NetlinkView.findLink(ours.container, "eth0").orElseThrow().parentIndex())
+                .isEqualTo(NetlinkView.findLink(ours.host, MASTER).orElseThrow().index());
+        assertThat(NetlinkView.findLink(theirs.container, "eth0").orElseThrow().info())
+                .isEqualTo(NetlinkView.findLink(ours.container, "eth0").orElseThrow().info());
         assertThat(result.path("interfaces").get(0).path("name").asText()).isEqualTo("eth0");
         assertThat(Topology.reaches(ours.container, ours.peer, Topology.PEER_ADDRESS)).isTrue();
     }
@@ -230,7 +205,7 @@ class MacvlanTest {
         CniExec.Outcome failed = ourMacvlan(ours).add(unreachable, ours.container.path(), "ctr-mv", "net1");
         assertThat(failed.code()).isEqualTo(999);
         assertThat(failed.msg()).startsWith("failed to add route '10.99.0.0/16 via 10.200.0.1 dev net1'");
-        assertThat(Topology.linkNames(ours.container)).containsExactly("lo");
+        assertThat(NetlinkView.linkNames(ours.container)).containsExactly("lo");
         assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
         assertThat(failed.process().stderr()).doesNotContain("rollback step failed");
 
@@ -239,10 +214,10 @@ class MacvlanTest {
             CniExec.Outcome refused = ourMacvlan(ours).add(conf("data-ours", bad), ours.container.path(), "ctr-mv",
                     "net1");
             assertThat(refused.ok()).as(bad).isFalse();
-            assertThat(Topology.linkNames(ours.container)).as(bad).containsExactly("lo");
+            assertThat(NetlinkView.linkNames(ours.container)).as(bad).containsExactly("lo");
             assertThat(allocations(tmp.resolve("data-ours"))).as(bad).isEmpty();
         }
-        assertThat(Topology.linkNames(ours.host)).containsExactly("lo", MASTER);
+        assertThat(NetlinkView.linkNames(ours.host)).containsExactly("lo", MASTER);
     }
 
     @Test
@@ -263,8 +238,8 @@ class MacvlanTest {
                 + MASTER + "\",\"dns\":{\"nameservers\":[\"10.77.1.53\"]}}";
         JsonNode result = ourMacvlan(ours).add(conf, ours.container.path(), "ctr-mv", "net1").result();
         JsonNode goResult = goMacvlan(theirs).add(conf, theirs.container.path(), "ctr-mv", "net1").result();
-        assertThat(normalized(result, ours, result.path("interfaces").get(0).path("mac").asText()))
-                .isEqualTo(normalized(goResult, theirs, goResult.path("interfaces").get(0).path("mac").asText()));
+        assertThat(ours.normalized(result, result.path("interfaces").get(0).path("mac").asText()))
+                .isEqualTo(theirs.normalized(goResult, goResult.path("interfaces").get(0).path("mac").asText()));
         assertThat(ours.container.kernel().link("net1").orElseThrow().up()).isTrue();
         assertThat(ours.container.kernel().addresses("net1")).noneMatch(a -> a.family().equals("inet"));
         CniExec.Outcome check = ourMacvlan(ours).check(withPrev(conf, result), ours.container.path(), "ctr-mv",

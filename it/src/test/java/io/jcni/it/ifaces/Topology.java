@@ -1,10 +1,11 @@
 package io.jcni.it.ifaces;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.CniExec;
+import io.jcni.it.support.Locations;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
-import io.jcni.netlink.Link;
 import io.jcni.netlink.NetNs;
-import io.jcni.netlink.Netlink;
-import io.jcni.netlink.NetlinkHandle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,24 +15,26 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
-import java.util.Optional;
 
 /**
- * The world an interface plugin test runs in, made of test namespaces only: a <b>host</b> (the plugin runs there, under
- * {@code ip netns exec}), a <b>container</b>, and a <b>peer</b> outside both. The host holds a veth end (the master
- * of macvlan, or the device host-device moves) whose other end is in the peer, addressed {@code 10.77.1.1/24}: the
- * gateway the container reaches through the plugin's link. Closing deletes all three.
+ * The world an interface plugin test runs in, made of test namespaces only: a {@link TestHost} as the <b>host</b> (the
+ * plugin runs there, under {@code ip netns exec}), a <b>container</b>, and a <b>peer</b> outside both. The host holds a
+ * veth end (the master of macvlan, or the device host-device moves) whose other end is in the peer, addressed
+ * {@code 10.77.1.1/24}: the gateway the container reaches through the plugin's link. Closing deletes all three.
  */
 public final class Topology implements AutoCloseable {
     public static final String PEER_ADDRESS = "10.77.1.1";
 
+    /** The host's namespace. */
     public final TestNetns host;
     public final TestNetns container;
     public final TestNetns peer;
     public final String lower;
+    private final TestHost testHost;
 
-    private Topology(TestNetns host, TestNetns container, TestNetns peer, String lower) {
-        this.host = host;
+    private Topology(TestHost testHost, TestNetns container, TestNetns peer, String lower) {
+        this.testHost = testHost;
+        this.host = testHost.netns();
         this.container = container;
         this.peer = peer;
         this.lower = lower;
@@ -39,12 +42,10 @@ public final class Topology implements AutoCloseable {
 
     /** Three namespaces and the veth {@code lower} (in host, up) / {@code peer0} (in peer, up, 10.77.1.1/24). */
     public static Topology create(String tag, String lower) {
-        TestNetns host = TestNetns.create(tag);
-        TestNetns container = null;
-        TestNetns peer = null;
+        TestHost host = TestHost.create(tag);
         try {
-            container = TestNetns.create(tag);
-            peer = TestNetns.create(tag);
+            TestNetns container = host.container();
+            TestNetns peer = host.container();
             host.exec("ip", "link", "add", lower, "mtu", "1500", "type", "veth", "peer", "name", "peer0", "netns",
                     peer.name()).requireSuccess();
             host.exec("ip", "link", "set", lower, "up").requireSuccess();
@@ -52,13 +53,25 @@ public final class Topology implements AutoCloseable {
             peer.exec("ip", "addr", "add", PEER_ADDRESS + "/24", "dev", "peer0").requireSuccess();
             return new Topology(host, container, peer, lower);
         } catch (RuntimeException | Error e) {
-            for (TestNetns ns : new TestNetns[] {peer, container, host}) {
-                if (ns != null) {
-                    ns.close();
-                }
-            }
+            host.close();
             throw e;
         }
+    }
+
+    /** jcni's launcher of {@code type} run in this host, with jcni's plugins, then Debian's Go ones, in CNI_PATH. */
+    public CniExec jcniPlugin(String type) {
+        return CniExec.of(Locations.distPlugin(type), List.of(Locations.distCniBin(), Locations.referencePlugins()))
+                .inNetns(host.name());
+    }
+
+    /** Debian's Go plugin {@code type} run in this host, with Debian's plugins in CNI_PATH. */
+    public CniExec goPlugin(String type) {
+        return CniExec.of(Locations.referencePlugin(type), List.of(Locations.referencePlugins())).inNetns(host.name());
+    }
+
+    /** A result with what differs between two topologies replaced: the container's path and the link's MAC. */
+    public String normalized(JsonNode result, String mac) {
+        return result.toString().replace(container.path().toString(), "NETNS").replace(mac, "MAC");
     }
 
     /** Gives the host an address on the lower device and a default route through the peer. */
@@ -66,24 +79,6 @@ public final class Topology implements AutoCloseable {
         host.exec("ip", "addr", "add", "10.77.1.2/24", "dev", lower).requireSuccess();
         host.exec("ip", "route", "add", "default", "via", PEER_ADDRESS).requireSuccess();
         return this;
-    }
-
-    public static Optional<Link> link(TestNetns netns, String name) {
-        try (NetNs ns = NetNs.open(netns.path());
-                NetlinkHandle nl = Netlink.open(ns)) {
-            return nl.findLink(name);
-        }
-    }
-
-    public static List<Link> links(TestNetns netns) {
-        try (NetNs ns = NetNs.open(netns.path());
-                NetlinkHandle nl = Netlink.open(ns)) {
-            return nl.links();
-        }
-    }
-
-    public static List<String> linkNames(TestNetns netns) {
-        return links(netns).stream().map(Link::name).sorted().toList();
     }
 
     /**
@@ -119,16 +114,9 @@ public final class Topology implements AutoCloseable {
         }
     }
 
+    /** Deletes the container, the peer and the host. */
     @Override
     public void close() {
-        try {
-            container.close();
-        } finally {
-            try {
-                peer.close();
-            } finally {
-                host.close();
-            }
-        }
+        testHost.close();
     }
 }

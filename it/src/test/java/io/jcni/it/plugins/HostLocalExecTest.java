@@ -2,6 +2,7 @@ package io.jcni.it.plugins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
@@ -60,14 +61,8 @@ class HostLocalExecTest {
     }
 
     /** The reservation files of a network directory (Go's lock and last_reserved_ip files excluded). */
-    static List<String> reservations(Path networkDir) throws IOException {
-        if (!Files.isDirectory(networkDir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(networkDir)) {
-            return files.map(p -> p.getFileName().toString())
-                    .filter(n -> !n.equals("lock") && !n.startsWith("last_reserved_ip.")).sorted().toList();
-        }
+    static List<String> reservations(Path networkDir) {
+        return HostLocalFiles.reservations(networkDir.getParent(), networkDir.getFileName().toString());
     }
 
     /**

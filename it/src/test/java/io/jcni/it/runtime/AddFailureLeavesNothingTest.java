@@ -3,13 +3,13 @@ package io.jcni.it.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jcni.it.support.HostLinks;
+import io.jcni.it.support.Conflists;
+import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.IpLink;
-import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import io.jcni.runtime.CniRuntime;
 import io.jcni.runtime.CniRuntimeException;
@@ -20,9 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * An ADD that fails in the middle of a chain (Go bridge + host-local succeed, then the trivial plugin fails) leaves
  * nothing behind: jcni deletes the whole list in reverse, so the container link, the host veth, the IP reservation
  * and the cache entry are all gone, and the caller gets the failing plugin's error. libcni does not clean up; the
- * last case shows what is left then.
+ * last case shows what is left then. The plugins run in a test host, where the bridge's ports are counted.
  */
 class AddFailureLeavesNothingTest {
     private static final String TAG = "rt";
@@ -41,64 +39,42 @@ class AddFailureLeavesNothingTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
+    private TestHost host;
     private TestNetns netns;
     private String bridge;
+    private List<Path> cniPath;
 
     @BeforeEach
     void world() {
         Prerequisites.assumeRoot();
         Prerequisites.assumeGoTools();
         Prerequisites.assumeReferencePlugins("bridge", "host-local");
-        netns = TestNetns.create(TAG);
+        host = TestHost.create(TAG);
+        netns = host.container();
         bridge = Names.link(TAG);
-    }
-
-    @AfterEach
-    void removeWorld() {
-        try {
-            if (netns != null) {
-                netns.close();
-            }
-        } finally {
-            if (bridge != null) {
-                HostLinks.deleteIfPresent(bridge);
-            }
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
+        cniPath = host.runtimeCniPath(tmp.resolve("host-bin"), List.of(Locations.referencePlugins(),
+                Locations.goBin()));
     }
 
     private NetworkConfigList failingChain(String mode) throws Exception {
-        return CniJson.decodeNetworkConfigList("""
-                {"cniVersion":"1.0.0","name":"jcni-rt-fail","plugins":[{"type":"bridge","bridge":"%s","ipam":\
-                {"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"10.216.4.0/24"}]]}},\
-                {"type":"trivial-plugin","mode":"%s","modeOn":"ADD"}]}"""
-                .formatted(bridge, tmp.resolve("ipam"), mode).getBytes(StandardCharsets.UTF_8));
+        return CniJson.decodeNetworkConfigList(Conflists.list("1.0.0", "jcni-rt-fail",
+                Conflists.bridge(bridge, "", Conflists.hostLocal(tmp.resolve("ipam"), List.of("10.216.4.0/24"))),
+                "{\"type\":\"trivial-plugin\",\"mode\":\"" + mode + "\",\"modeOn\":\"ADD\"}")
+                .getBytes(StandardCharsets.UTF_8));
     }
 
     private CniRuntime runtime(boolean cleanup) {
-        return CniRuntime.create(CniRuntime.Options.of(List.of(Locations.referencePlugins(), Locations.goBin()))
-                .withCacheDir(tmp.resolve("cache")).withDeleteOnAddFailure(cleanup));
+        return CniRuntime.create(CniRuntime.Options.of(cniPath).withCacheDir(tmp.resolve("cache"))
+                .withDeleteOnAddFailure(cleanup));
     }
 
     private List<String> bridgePorts() {
-        return KernelState.host().links().stream().filter(l -> bridge.equals(l.master())).map(IpLink::name).toList();
+        return host.kernel().links().stream().filter(l -> bridge.equals(l.master())).map(IpLink::name).toList();
     }
 
-    private List<String> reservations() throws Exception {
-        Path dir = tmp.resolve("ipam/jcni-rt-fail");
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString())
-                    .filter(n -> !n.equals("lock") && !n.startsWith("last_reserved_ip")).toList();
-        }
+    private List<String> reservations() {
+        return HostLocalFiles.reservations(tmp.resolve("ipam"), "jcni-rt-fail");
     }
 
     @ParameterizedTest(name = "trivial-plugin mode {0}")

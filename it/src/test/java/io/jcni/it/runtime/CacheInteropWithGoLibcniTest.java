@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
-import io.jcni.it.support.HostLinks;
+import io.jcni.it.support.Conflists;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.Json;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import io.jcni.runtime.CachedAttachment;
 import io.jcni.runtime.CachedConfig;
@@ -26,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,13 +42,6 @@ class CacheInteropWithGoLibcniTest {
 
     @TempDir
     Path tmp;
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
-    }
 
     private Path trivialConflist(Path record) throws Exception {
         return Files.writeString(tmp.resolve("net.conflist"), """
@@ -149,37 +141,41 @@ class CacheInteropWithGoLibcniTest {
         assertThat(tmp.resolve("cache/results/jcni-rt-iop-iop-go-first-eth0")).doesNotExist();
     }
 
-    /** Real plugins, both directions: one runtime adds, the other deletes from the cache, and the kernel is clean. */
+    /**
+     * Real plugins, both directions: one runtime adds, the other deletes from the cache, and the kernel is clean. Both
+     * runtimes run their plugins in one test host.
+     */
     @Test
     void goAddsBridgeJcniDeletesItAndTheOtherWayRound() throws Exception {
         Prerequisites.assumeRoot();
         Prerequisites.assumeGoTools();
         Prerequisites.assumeReferencePlugins("bridge", "host-local");
         String bridge = Names.link(TAG);
-        try (TestNetns first = TestNetns.create(TAG); TestNetns second = TestNetns.create(TAG)) {
-            Path conf = Files.writeString(tmp.resolve("bridge.conflist"), """
-                    {"cniVersion":"1.0.0","name":"jcni-rt-iopbr","plugins":[{"type":"bridge","bridge":"%s",\
-                    "ipam":{"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"10.215.3.0/24"}]]}}]}"""
-                    .formatted(bridge, tmp.resolve("ipam")));
+        try (TestHost host = TestHost.create(TAG)) {
+            TestNetns first = host.container();
+            TestNetns second = host.container();
+            Path conf = Files.writeString(tmp.resolve("bridge.conflist"), Conflists.list("1.0.0", "jcni-rt-iopbr",
+                    Conflists.bridge(bridge, "", Conflists.hostLocal(tmp.resolve("ipam"), List.of("10.215.3.0/24")))));
             NetworkConfigList list = CniJson.decodeNetworkConfigList(Files.readAllBytes(conf));
-            var driver = LibcniDriver.create(List.of(Locations.referencePlugins()), tmp.resolve("cache"));
-            CniRuntime runtime = runtime(List.of(Locations.referencePlugins()));
+            LibcniDriver driver = host.libcni(List.of(Locations.referencePlugins()), tmp.resolve("cache"));
+            CniRuntime runtime = runtime(host.runtimeCniPath(tmp.resolve("host-bin"),
+                    List.of(Locations.referencePlugins())));
 
             driver.add(conf, first.path(), Attachment.of("iop-go-adds", "eth0")).answer();
             runtime.addNetworkList(list, new RuntimeConf("iop-jcni-adds", second.path().toString(), "eth0"));
             assertThat(first.kernel().link("eth0")).isPresent();
             assertThat(second.kernel().link("eth0")).isPresent();
+            assertThat(host.kernel().links()).filteredOn(l -> bridge.equals(l.master())).hasSize(2);
 
             runtime.delNetworkList(list, new RuntimeConf("iop-go-adds", first.path().toString(), "eth0"));
             driver.del(conf, second.path(), Attachment.of("iop-jcni-adds", "eth0")).answer();
 
             assertThat(first.kernel().links()).extracting(IpLink::name).containsExactly("lo");
             assertThat(second.kernel().links()).extracting(IpLink::name).containsExactly("lo");
+            assertThat(host.kernel().links()).noneMatch(l -> bridge.equals(l.master()));
             assertThat(tmp.resolve("cache/results")).isEmptyDirectory();
             assertThat(tmp.resolve("ipam/jcni-rt-iopbr/10.215.3.2")).doesNotExist();
             assertThat(tmp.resolve("ipam/jcni-rt-iopbr/10.215.3.3")).doesNotExist();
-        } finally {
-            HostLinks.deleteIfPresent(bridge);
         }
     }
 }

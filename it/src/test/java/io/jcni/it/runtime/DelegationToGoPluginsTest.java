@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.jcni.it.support.Json;
+import io.jcni.it.support.FailureTexts;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.runtime.Delegation;
@@ -16,8 +16,6 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.CniVersion;
 import io.jcni.spec.Result;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,7 +120,7 @@ class DelegationToGoPluginsTest {
     @ValueSource(strings = {"crash", "error", "stderr-only", "empty-exit1", "garbage"})
     void trivialPluginFailuresMatchLibcnisErrors(String mode) throws Exception {
         Prerequisites.assumeGoTools();
-        JsonNode recorded = recordedCase("add", mode);
+        JsonNode recorded = FailureTexts.recordedCase("add", mode);
         Map<String, String> env = pluginEnv("ADD", Locations.goBin());
         env.put("JCNI_TRIVIAL_MODE", mode);
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
@@ -157,16 +155,4 @@ class DelegationToGoPluginsTest {
         });
     }
 
-    static JsonNode recordedCase(String command, String mode) throws IOException {
-        try (InputStream in = DelegationToGoPluginsTest.class.getResourceAsStream(
-                "/libcni-errors/failure-texts.json")) {
-            JsonNode all = Json.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            for (JsonNode c : all.path("cases")) {
-                if (c.path("command").asText().equals(command) && c.path("mode").asText().equals(mode)) {
-                    return c;
-                }
-            }
-        }
-        throw new AssertionError("no recorded case " + command + " " + mode);
-    }
 }

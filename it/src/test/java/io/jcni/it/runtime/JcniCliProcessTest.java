@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
-import io.jcni.it.support.HostLinks;
+import io.jcni.it.support.Conflists;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.Json;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,27 +20,21 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The {@code jcni} CLI as a process: cnitool's environment and container ID against the Go reference plugins in a real
- * namespace, exit statuses, and two processes on one attachment being serialized by the cache directory's lock.
+ * namespace (the CLI running in a test host), exit statuses, and two processes on one attachment being serialized by
+ * the cache directory's lock. Each runs as the module's main class on this JVM's module path and as
+ * {@code dist/bin/jcni}.
  */
 class JcniCliProcessTest {
     private static final String TAG = "rt";
 
     @TempDir
     Path tmp;
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
-    }
 
     @ParameterizedTest
     @EnumSource(JcniCommand.class)
@@ -50,35 +44,34 @@ class JcniCliProcessTest {
         Prerequisites.assumeReferencePlugins("bridge", "host-local");
         String bridge = Names.link(TAG);
         Path confDir = Files.createDirectories(tmp.resolve("net.d"));
-        Files.writeString(confDir.resolve("10-cli.conflist"), """
-                {"cniVersion":"1.0.0","name":"jcni-rt-cli","plugins":[{"type":"bridge","bridge":"%s","ipam":\
-                {"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"10.217.5.0/24"}]]}}]}"""
-                .formatted(bridge, tmp.resolve("ipam")));
+        Files.writeString(confDir.resolve("10-cli.conflist"), Conflists.list("1.0.0", "jcni-rt-cli",
+                Conflists.bridge(bridge, "", Conflists.hostLocal(tmp.resolve("ipam"), List.of("10.217.5.0/24")))));
         Map<String, String> env = Map.of("NETCONFPATH", confDir.toString(), "CNI_PATH",
                 Locations.referencePlugins().toString(), "CNI_IFNAME", "net1", "CNI_ARGS", "IgnoreUnknown=1");
         String cache = tmp.resolve("cache").toString();
-        try (TestNetns netns = TestNetns.create(TAG)) {
+        try (TestHost host = TestHost.create(TAG)) {
+            TestNetns netns = host.container();
             String ns = netns.path().toString();
 
-            ProcessResult add = jcni.run(env, "add", "jcni-rt-cli", ns, "--cache-dir", cache);
+            ProcessResult add = jcni.run(host, env, "add", "jcni-rt-cli", ns, "--cache-dir", cache);
 
             assertThat(add.exitCode()).as(add.describe()).isZero();
             JsonNode result = Json.parse(add.stdout());
             assertThat(result.path("ips").get(0).path("address").asText()).isEqualTo("10.217.5.2/24");
             assertThat(netns.kernel().addresses("net1")).extracting(IpAddress::cidr).contains("10.217.5.2/24");
+            assertThat(host.kernel().link(bridge)).as("the bridge, in the CLI's host").isPresent();
             String containerId = Attachment.cnitoolContainerId(netns.path());
             assertThat(tmp.resolve("cache/results/jcni-rt-cli-" + containerId + "-net1")).exists();
-            assertThat(Files.readString(tmp.resolve("ipam/jcni-rt-cli/10.217.5.2"))).isEqualTo(containerId + "\r\nnet1");
+            assertThat(Files.readString(tmp.resolve("ipam/jcni-rt-cli/10.217.5.2")))
+                    .isEqualTo(containerId + "\r\nnet1");
 
-            ProcessResult check = jcni.run(env, "check", "jcni-rt-cli", ns, "--cache-dir", cache);
+            ProcessResult check = jcni.run(host, env, "check", "jcni-rt-cli", ns, "--cache-dir", cache);
             assertThat(check.exitCode()).as(check.describe()).isZero();
             assertThat(check.stdout()).isEmpty();
-            ProcessResult del = jcni.run(env, "del", "jcni-rt-cli", ns, "--cache-dir", cache);
+            ProcessResult del = jcni.run(host, env, "del", "jcni-rt-cli", ns, "--cache-dir", cache);
             assertThat(del.exitCode()).as(del.describe()).isZero();
             assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
-            assertThat(jcni.run(env, "del", "jcni-rt-cli", ns, "--cache-dir", cache).exitCode()).isZero();
-        } finally {
-            HostLinks.deleteIfPresent(bridge);
+            assertThat(jcni.run(host, env, "del", "jcni-rt-cli", ns, "--cache-dir", cache).exitCode()).isZero();
         }
     }
 

@@ -4,6 +4,7 @@ import io.jcni.it.support.Locations;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
 import io.jcni.it.support.Processes;
+import io.jcni.it.support.TestHost;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -40,6 +41,13 @@ enum JcniCommand {
         List<String> command = new ArrayList<>(prefix());
         command.addAll(List.of(args));
         return Processes.run(command, env, null, Processes.DEFAULT_TIMEOUT);
+    }
+
+    /** As {@link #run(Map, String...)}, with the command and the plugins it execs running in {@code host}. */
+    ProcessResult run(TestHost host, Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(prefix());
+        command.addAll(List.of(args));
+        return host.run(command, env, null, Processes.DEFAULT_TIMEOUT);
     }
 
     /** Starts the command without waiting; stdout and stderr go to files in {@code dir}. */

@@ -2,19 +2,17 @@ package io.jcni.it.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.tuple;
 
 import io.jcni.it.support.Attachment;
-import io.jcni.it.support.HostLinks;
+import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.IpRoute;
 import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
-import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import io.jcni.runtime.CniRuntime;
 import io.jcni.runtime.CniRuntimeException;
@@ -31,9 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,8 +38,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * jcni's runtime drives Debian's Go reference plugins (containernetworking-plugins 1.1.1) in real namespaces, at each
  * protocol version the plugins speak: every effect is read back from the kernel with {@code ip -j}, CHECK passes, DEL
- * removes everything and DEL again succeeds. bridge without a gateway or masquerade, so nothing but the bridge changes
- * on the host; host-local with a dataDir of the test's own.
+ * removes everything and DEL again succeeds. The runtime lives in this JVM; the plugins it execs run in a test host,
+ * where their host side (bridge, veth ends, ptp's routes and forwarding, portmap's iptables rules) is read back;
+ * host-local with a dataDir of the test's own.
  */
 class RuntimeDrivesGoReferencePluginsTest {
     static final String TAG = "rt";
@@ -54,6 +51,8 @@ class RuntimeDrivesGoReferencePluginsTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
+    private TestHost host;
     private TestNetns netns;
     private String bridge;
     private final ByteArrayOutputStream pluginStderr = new ByteArrayOutputStream();
@@ -63,30 +62,11 @@ class RuntimeDrivesGoReferencePluginsTest {
     void world() {
         Prerequisites.assumeRoot();
         Prerequisites.assumeReferencePlugins("bridge", "host-local", "ptp", "loopback", "tuning", "portmap");
-        netns = TestNetns.create(TAG);
+        host = TestHost.create(TAG);
+        netns = host.container();
         bridge = Names.link(TAG);
-        runtime = CniRuntime.create(CniRuntime.Options.of(List.of(Locations.referencePlugins()))
-                .withCacheDir(tmp.resolve("cache")).withStderr(pluginStderr));
-    }
-
-    @AfterEach
-    void removeWorld() {
-        try {
-            if (netns != null) {
-                netns.close();
-            }
-        } finally {
-            if (bridge != null) {
-                HostLinks.deleteIfPresent(bridge);
-            }
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
+        runtime = CniRuntime.create(CniRuntime.Options.of(host.runtimeCniPath(tmp.resolve("host-bin"),
+                List.of(Locations.referencePlugins()))).withCacheDir(tmp.resolve("cache")).withStderr(pluginStderr));
     }
 
     private NetworkConfigList list(String json) throws Exception {
@@ -120,15 +100,9 @@ class RuntimeDrivesGoReferencePluginsTest {
         assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
     }
 
-    private void assertIpamEmpty(String network) throws Exception {
-        Path dir = tmp.resolve("ipam").resolve(network);
-        if (Files.isDirectory(dir)) {
-            try (Stream<Path> files = Files.list(dir)) {
-                assertThat(files.map(p -> p.getFileName().toString()))
-                        .as("host-local keeps only its lock and last-reserved marker")
-                        .allMatch(n -> n.equals("lock") || n.startsWith("last_reserved_ip"));
-            }
-        }
+    private void assertIpamEmpty(String network) {
+        assertThat(HostLocalFiles.reservations(tmp.resolve("ipam"), network))
+                .as("host-local keeps only its lock and last-reserved marker").isEmpty();
     }
 
     private void checkThenDelTwice(NetworkConfigList list, RuntimeConf rt, String version) throws Exception {
@@ -166,9 +140,9 @@ class RuntimeDrivesGoReferencePluginsTest {
         IpLink eth0 = netns.kernel().link("eth0").orElseThrow();
         assertThat(eth0.kind()).isEqualTo("veth");
         assertThat(eth0.mac()).isEqualTo(result.interfaces().get(2).mac());
-        KernelState host = KernelState.host();
-        assertThat(host.link(bridge).orElseThrow().kind()).isEqualTo("bridge");
-        assertThat(host.link(hostVeth).orElseThrow().master()).isEqualTo(bridge);
+        KernelState onHost = host.kernel();
+        assertThat(onHost.link(bridge).orElseThrow().kind()).isEqualTo("bridge");
+        assertThat(onHost.link(hostVeth).orElseThrow().master()).isEqualTo(bridge);
         assertThat(Files.readString(tmp.resolve("ipam/jcni-rt-bridge/10.214.9.2")))
                 .isEqualTo(rt.containerId() + "\r\neth0");
         assertThat(runtime.cachedResult(list, rt)).contains(result);
@@ -176,7 +150,7 @@ class RuntimeDrivesGoReferencePluginsTest {
         checkThenDelTwice(list, rt, version);
 
         assertOnlyLoopbackLeft();
-        LeakCheck.assertNoHostLink(hostVeth);
+        assertThat(host.kernel().link(hostVeth)).isEmpty();
         assertIpamEmpty("jcni-rt-bridge");
     }
 
@@ -195,17 +169,18 @@ class RuntimeDrivesGoReferencePluginsTest {
         String hostVeth = result.interfaces().getFirst().name();
         assertContainerAddressAndDefaultRoute();
         // ptp gives the host end the gateway address as a /32 and routes the container address to it.
-        KernelState host = KernelState.host();
-        assertThat(host.addresses(hostVeth)).filteredOn(a -> a.family().equals("inet"))
+        KernelState onHost = host.kernel();
+        assertThat(onHost.addresses(hostVeth)).filteredOn(a -> a.family().equals("inet"))
                 .extracting(IpAddress::cidr).containsExactly(GATEWAY + "/32");
-        assertThat(host.routes(hostVeth)).filteredOn(r -> r.family().equals("inet"))
+        assertThat(onHost.routes(hostVeth)).filteredOn(r -> r.family().equals("inet"))
                 .extracting(IpRoute::dst).contains("10.214.9.2");
+        assertThat(onHost.sysctl("net/ipv4/ip_forward")).as("ptp enables forwarding on its host").isEqualTo("1");
 
         checkThenDelTwice(list, rt, version);
 
         assertOnlyLoopbackLeft();
-        LeakCheck.assertNoHostLink(hostVeth);
-        assertThat(KernelState.host().routes()).noneMatch(r -> r.dst().startsWith("10.214.9."));
+        assertThat(host.kernel().link(hostVeth)).isEmpty();
+        assertThat(host.kernel().routes()).noneMatch(r -> r.dst().startsWith("10.214.9."));
         assertIpamEmpty("jcni-rt-ptp");
     }
 
@@ -235,8 +210,8 @@ class RuntimeDrivesGoReferencePluginsTest {
     /**
      * A chain with capabilities: bridge + host-local, then tuning (the {@code mac} capability and a sysctl), then
      * portmap (the {@code portMappings} capability). runtimeConfig must reach exactly the plugins whose capabilities
-     * ask for it, and portmap's iptables state must go with DEL; what portmap leaves for other containers (its shared
-     * top-level chains and their jumps) is removed by {@link PortmapRules} if this test created it.
+     * ask for it, and portmap's iptables state must go with DEL (read in the test host, whose deletion takes what
+     * portmap keeps for other containers: its shared top-level chains and their jumps).
      *
      * <p>CHECK: bridge and tuning pass; Go portmap 1.1.1 then fails its own CHECK (it looks for IPv6 state it never
      * created, containernetworking/plugins#819, fixed after 1.1.1). Go libcni, given the same attachment and jcni's
@@ -249,9 +224,10 @@ class RuntimeDrivesGoReferencePluginsTest {
         String mac = "02:42:0a:d6:09:0" + (version.charAt(2) - '0' + 2);
         String conflist = """
                 {"cniVersion":"%s","name":"jcni-rt-chain","plugins":[{"type":"bridge","bridge":"%s","ipam":%s},\
-                {"type":"tuning","capabilities":{"mac":true},"sysctl":{"net.ipv4.conf.eth0.arp_ignore":"1"}},\
+                {"type":"tuning","capabilities":{"mac":true},"dataDir":"%s",\
+                "sysctl":{"net.ipv4.conf.eth0.arp_ignore":"1"}},\
                 {"type":"portmap","capabilities":{"portMappings":true},"snat":false}]}"""
-                .formatted(version, bridge, hostLocal());
+                .formatted(version, bridge, hostLocal(), tmp.resolve("tuning"));
         NetworkConfigList list = list(conflist);
         String capabilityArgs = """
                 {"mac":"%s","portMappings":[{"hostPort":18080,"containerPort":80,"protocol":"tcp"}],\
@@ -259,37 +235,35 @@ class RuntimeDrivesGoReferencePluginsTest {
         RuntimeConf rt = rt("rt-chain-" + version.replace('.', '-')).withArgs(CniArgs.parse("IgnoreUnknown=1"))
                 .withCapabilityArgs((JsonObject) Json.parse(capabilityArgs));
 
-        try (PortmapRules rules = PortmapRules.snapshot()) {
-            Result result = (Result) runtime.addNetworkList(list, rt);
+        Result result = (Result) runtime.addNetworkList(list, rt);
 
-            assertThat(result.interfaces().get(2).mac()).as("tuning's mac in the result").isEqualTo(mac);
-            assertThat(netns.kernel().link("eth0").orElseThrow().mac()).isEqualTo(mac);
-            assertThat(netns.kernel().sysctl("net/ipv4/conf/eth0/arp_ignore")).isEqualTo("1");
-            assertContainerAddressAndDefaultRoute();
-            assertThat(rules.now()).anyMatch(rule -> rule.contains("--dport 18080")
-                    && rule.contains("--to-destination 10.214.9.2:80"));
+        assertThat(result.interfaces().get(2).mac()).as("tuning's mac in the result").isEqualTo(mac);
+        assertThat(netns.kernel().link("eth0").orElseThrow().mac()).isEqualTo(mac);
+        assertThat(netns.kernel().sysctl("net/ipv4/conf/eth0/arp_ignore")).isEqualTo("1");
+        assertContainerAddressAndDefaultRoute();
+        assertThat(host.natRules()).anyMatch(rule -> rule.contains("--dport 18080")
+                && rule.contains("--to-destination 10.214.9.2:80"));
 
-            if (CniVersion.parse(version).supportsCheck()) {
-                CniRuntimeException check = org.assertj.core.api.Assertions.catchThrowableOfType(
-                        CniRuntimeException.class, () -> runtime.checkNetworkList(list, rt));
-                assertThat(check.pluginType()).isEqualTo("portmap");
-                Path conf = Files.writeString(tmp.resolve("chain.conflist"), conflist);
-                var go = LibcniDriver.create(List.of(Locations.referencePlugins()), tmp.resolve("cache")).check(conf,
-                        netns.path(), Attachment.of(rt.containerId(), "eth0").withCniArgs("IgnoreUnknown=1")
-                                .withCapabilityArgs(capabilityArgs));
-                assertThat(go.error()).startsWith("could not check ipv6 dnat:");
-                assertThat(check.getMessage()).isEqualTo("plugin type=\"portmap\" failed (check): " + go.error());
-            } else {
-                assertThatThrownBy(() -> runtime.checkNetworkList(list, rt)).hasMessage(
-                        "configuration version \"" + version + "\" does not support the CHECK command");
-            }
-            runtime.delNetworkList(list, rt);
-            assertThat(cacheFile(list.name(), rt.containerId())).doesNotExist();
-            runtime.delNetworkList(list, rt);
-
-            assertOnlyLoopbackLeft();
-            assertThat(rules.now()).noneMatch(rule -> rule.contains("18080") || rule.contains("10.214.9.2"));
-            assertIpamEmpty("jcni-rt-chain");
+        if (CniVersion.parse(version).supportsCheck()) {
+            CniRuntimeException check = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    CniRuntimeException.class, () -> runtime.checkNetworkList(list, rt));
+            assertThat(check.pluginType()).isEqualTo("portmap");
+            Path conf = Files.writeString(tmp.resolve("chain.conflist"), conflist);
+            var go = host.libcni(List.of(Locations.referencePlugins()), tmp.resolve("cache")).check(conf,
+                    netns.path(), Attachment.of(rt.containerId(), "eth0").withCniArgs("IgnoreUnknown=1")
+                            .withCapabilityArgs(capabilityArgs));
+            assertThat(go.error()).startsWith("could not check ipv6 dnat:");
+            assertThat(check.getMessage()).isEqualTo("plugin type=\"portmap\" failed (check): " + go.error());
+        } else {
+            assertThatThrownBy(() -> runtime.checkNetworkList(list, rt)).hasMessage(
+                    "configuration version \"" + version + "\" does not support the CHECK command");
         }
+        runtime.delNetworkList(list, rt);
+        assertThat(cacheFile(list.name(), rt.containerId())).doesNotExist();
+        runtime.delNetworkList(list, rt);
+
+        assertOnlyLoopbackLeft();
+        assertThat(host.natRules()).noneMatch(rule -> rule.contains("18080") || rule.contains("10.214.9.2"));
+        assertIpamEmpty("jcni-rt-chain");
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.jcni.it.support.Json;
+import io.jcni.it.support.FailureTexts;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.runtime.CniRuntime;
@@ -16,13 +16,10 @@ import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.NetworkConfigList;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,33 +50,11 @@ class RuntimeFailurePathsTest {
     Path tmp;
 
     @TestFactory
-    Stream<DynamicTest> eachLibcniFailureCaseThroughJcni() throws IOException {
+    Stream<DynamicTest> eachLibcniFailureCaseThroughJcni() {
         Prerequisites.assumeGoTools();
-        JsonNode recorded = recorded();
-        var tests = new ArrayList<DynamicTest>();
-        int index = 0;
-        for (JsonNode c : recorded.path("cases")) {
-            String name = "%02d %s %s".formatted(index++, c.path("command").asText(), label(c));
-            tests.add(DynamicTest.dynamicTest(name, () -> replay(recorded, c, tmp.resolve(name.replace(' ', '_')))));
-        }
+        List<DynamicTest> tests = FailureTexts.eachCase(tmp, RuntimeFailurePathsTest::replay);
         assertThat(tests).hasSizeGreaterThan(40);
         return tests.stream();
-    }
-
-    static JsonNode recorded() throws IOException {
-        try (InputStream in = RuntimeFailurePathsTest.class.getResourceAsStream("/libcni-errors/failure-texts.json")) {
-            return Json.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
-    }
-
-    private static String label(JsonNode c) {
-        if (c.has("mode")) {
-            return "mode=" + c.path("mode").asText();
-        }
-        if (c.has("pluginType")) {
-            return "type=" + c.path("pluginType").asText();
-        }
-        return "cache-file=" + Json.write(c.path("cacheFile"));
     }
 
     private static void replay(JsonNode recorded, JsonNode c, Path dir) throws Exception {

@@ -21,7 +21,10 @@ public final class KernelState {
         this.netns = netns;
     }
 
-    /** The namespace this JVM runs in (the host, for tests). */
+    /**
+     * The namespace this JVM runs in: the machine's own, which tests only check for leftovers ({@link LeakCheck}).
+     * What a plugin did to its host is read from the test's {@link TestHost}.
+     */
     public static KernelState host() {
         return new KernelState(null);
     }

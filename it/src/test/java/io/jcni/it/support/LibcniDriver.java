@@ -20,14 +20,16 @@ public final class LibcniDriver {
     private final Map<String, String> env;
     private final Duration pluginTimeout;
     private final Duration processTimeout;
+    private final String netns;
 
     private LibcniDriver(List<Path> cniPath, Path cacheDir, Map<String, String> env, Duration pluginTimeout,
-            Duration processTimeout) {
+            Duration processTimeout, String netns) {
         this.cniPath = List.copyOf(cniPath);
         this.cacheDir = cacheDir;
         this.env = Map.copyOf(env);
         this.pluginTimeout = pluginTimeout;
         this.processTimeout = processTimeout;
+        this.netns = netns;
     }
 
     /**
@@ -36,19 +38,27 @@ public final class LibcniDriver {
      */
     public static LibcniDriver create(List<Path> cniPath, Path cacheDir) {
         Prerequisites.assumeGoTools();
-        return new LibcniDriver(cniPath, cacheDir, Map.of(), null, Processes.DEFAULT_TIMEOUT);
+        return new LibcniDriver(cniPath, cacheDir, Map.of(), null, Processes.DEFAULT_TIMEOUT, null);
+    }
+
+    /**
+     * The same driver run in the named namespace ({@code ip netns exec}), which is then the host of every plugin it
+     * execs: see {@link TestHost#libcni}.
+     */
+    public LibcniDriver inNetns(String name) {
+        return new LibcniDriver(cniPath, cacheDir, env, pluginTimeout, processTimeout, name);
     }
 
     /** Extra environment for the driver, which libcni passes on to every plugin it execs. */
     public LibcniDriver withEnv(Map<String, String> extra) {
         var merged = new HashMap<>(env);
         merged.putAll(extra);
-        return new LibcniDriver(cniPath, cacheDir, merged, pluginTimeout, processTimeout);
+        return new LibcniDriver(cniPath, cacheDir, merged, pluginTimeout, processTimeout, netns);
     }
 
     /** A deadline per command: libcni kills the plugin when it expires (the driver's {@code --timeout}). */
     public LibcniDriver withPluginTimeout(Duration timeout) {
-        return new LibcniDriver(cniPath, cacheDir, env, timeout, processTimeout);
+        return new LibcniDriver(cniPath, cacheDir, env, timeout, processTimeout, netns);
     }
 
     public List<Path> cniPath() {
@@ -128,6 +138,9 @@ public final class LibcniDriver {
     /** Any driver command line; the common flags (--cni-path, --cache-dir, --timeout) are appended. */
     public DriverOutcome run(List<String> arguments) {
         var command = new ArrayList<String>();
+        if (netns != null) {
+            command.addAll(List.of("ip", "netns", "exec", netns));
+        }
         command.add(Locations.libcniDriver().toString());
         command.addAll(arguments);
         command.add("--cni-path=" + cniPath.stream().map(Path::toString).collect(Collectors.joining(":")));

@@ -1,18 +1,29 @@
 package io.jcni.it.support;
 
 import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Unique names for what tests create on the host: {@code jcni-<tag>-<random hex>}, so that engineers' tests running at
- * the same time on one machine never collide, and {@link LeakCheck} can find leftovers by prefix.
+ * the same time on one machine never collide, and {@link LeakCheck} can find leftovers by prefix. Every name handed
+ * out is remembered, so that {@link HostStateGuard} can tell what this JVM made on the host from what another process
+ * on the machine did.
  */
 public final class Names {
 
     /** Linux's IFNAMSIZ is 16 including the terminating NUL. */
     public static final int MAX_LINK_NAME = 15;
 
+    private static final Set<String> MADE = ConcurrentHashMap.newKeySet();
+
     private Names() {}
+
+    /** Whether {@link #netns} or {@link #link} handed out this name in this JVM. */
+    public static boolean madeHere(String name) {
+        return MADE.contains(name);
+    }
 
     /** {@code jcni-<tag>-}: the prefix of every name made for {@code tag}. */
     public static String prefix(String tag) {
@@ -24,7 +35,7 @@ public final class Names {
 
     /** A network namespace name: the prefix and 8 random hex digits. */
     public static String netns(String tag) {
-        return prefix(tag) + randomHex(8);
+        return remember(prefix(tag) + randomHex(8));
     }
 
     /** A host link name (bridge, veth) of exactly {@link #MAX_LINK_NAME} characters: the prefix padded with hex. */
@@ -34,7 +45,12 @@ public final class Names {
         if (room < 4) {
             throw new IllegalArgumentException("tag '" + tag + "' leaves fewer than 4 random characters in a link name");
         }
-        return prefix + randomHex(room);
+        return remember(prefix + randomHex(room));
+    }
+
+    private static String remember(String name) {
+        MADE.add(name);
+        return name;
     }
 
     static String randomHex(int digits) {

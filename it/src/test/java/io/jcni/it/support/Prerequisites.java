@@ -92,13 +92,19 @@ public final class Prerequisites {
         return missing;
     }
 
-    private static boolean onPath(String name) {
+    /** Whether {@code name} is an executable in one of PATH's directories. */
+    public static boolean onPath(String name) {
+        return which(name) != null;
+    }
+
+    /** The executable {@code name} as PATH finds it, or null. */
+    public static Path which(String name) {
         String path = System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
         for (String dir : path.split(":")) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
-                return true;
+                return Path.of(dir, name);
             }
         }
-        return false;
+        return null;
     }
 }

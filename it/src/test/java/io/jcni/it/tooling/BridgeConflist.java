@@ -1,13 +1,14 @@
 package io.jcni.it.tooling;
 
+import io.jcni.it.support.Conflists;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
- * The Go bridge + host-local network the tooling smoke tests attach: no gateway on the host bridge (so nothing, not
- * even ip_forward, changes on the host), no ipMasq (no iptables rules), a host-local dataDir the test owns, and a
- * default route in the container.
+ * The Go bridge + host-local network the tooling smoke tests attach: no gateway on the bridge, no ipMasq, a host-local
+ * dataDir the test owns, and a default route in the container. The tests run it in a test host all the same.
  */
 final class BridgeConflist {
 
@@ -18,10 +19,7 @@ final class BridgeConflist {
     private BridgeConflist() {}
 
     static Path write(Path file, String cniVersion, String network, String bridge, Path dataDir) throws IOException {
-        return Files.writeString(file, """
-                {"cniVersion":"%s","name":"%s","plugins":[{"type":"bridge","bridge":"%s",\
-                "ipam":{"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"%s"}]],\
-                "routes":[{"dst":"0.0.0.0/0"}]}}]}"""
-                .formatted(cniVersion, network, bridge, dataDir, SUBNET));
+        return Files.writeString(file, Conflists.list(cniVersion, network, Conflists.bridge(bridge, "",
+                Conflists.hostLocal(dataDir, List.of(SUBNET), Conflists.route("0.0.0.0/0")))));
     }
 }

@@ -5,31 +5,30 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
-import io.jcni.it.support.HostLinks;
 import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.IpRoute;
 import io.jcni.it.support.KernelState;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The Go peer end to end: Go libcni (through the driver) runs Debian's Go bridge + host-local into a namespace this
- * test creates, and every effect is read back from the kernel with {@code ip -j}: ADD, CHECK, DEL, DEL again.
+ * The Go peer end to end: Go libcni (through the driver, in a test host) runs Debian's Go bridge + host-local into a
+ * namespace this test creates, and every effect is read back from the kernel with {@code ip -j}: ADD, CHECK, DEL, DEL
+ * again.
  */
 class GoBridgeThroughLibcniDriverTest {
 
@@ -39,6 +38,8 @@ class GoBridgeThroughLibcniDriverTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
+    private TestHost host;
     private TestNetns netns;
     private String bridge;
     private LibcniDriver driver;
@@ -48,29 +49,10 @@ class GoBridgeThroughLibcniDriverTest {
         Prerequisites.assumeRoot();
         Prerequisites.assumeGoTools();
         Prerequisites.assumeReferencePlugins("bridge", "host-local");
-        netns = TestNetns.create(TAG);
+        host = TestHost.create(TAG);
+        netns = host.container();
         bridge = Names.link(TAG);
-        driver = LibcniDriver.create(List.of(Locations.referencePlugins()), tmp.resolve("cache"));
-    }
-
-    @AfterEach
-    void removeWorld() {
-        try {
-            if (netns != null) {
-                netns.close();
-            }
-        } finally {
-            if (bridge != null) {
-                HostLinks.deleteIfPresent(bridge);
-            }
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
+        driver = host.libcni(List.of(Locations.referencePlugins()), tmp.resolve("cache"));
     }
 
     @ParameterizedTest(name = "cniVersion {0}")
@@ -111,12 +93,12 @@ class GoBridgeThroughLibcniDriverTest {
                 .containsExactlyInAnyOrder(
                         tuple("default", BridgeConflist.GATEWAY),
                         tuple(BridgeConflist.SUBNET, null));
-        KernelState host = KernelState.host();
-        assertThat(host.link(bridge).orElseThrow().kind()).isEqualTo("bridge");
-        IpLink veth = host.link(hostVeth).orElseThrow();
+        KernelState onHost = host.kernel();
+        assertThat(onHost.link(bridge).orElseThrow().kind()).isEqualTo("bridge");
+        IpLink veth = onHost.link(hostVeth).orElseThrow();
         assertThat(veth.kind()).isEqualTo("veth");
         assertThat(veth.master()).isEqualTo(bridge);
-        assertThat(host.addresses(bridge)).noneMatch(a -> a.family().equals("inet"));
+        assertThat(onHost.addresses(bridge)).noneMatch(a -> a.family().equals("inet"));
         assertThat(Files.readString(reservation)).isEqualTo(attachment.containerId() + "\r\neth0");
         assertThat(cacheFile).isRegularFile();
 
@@ -130,7 +112,7 @@ class GoBridgeThroughLibcniDriverTest {
         assertThat(driver.del(conf, netns.path(), attachment).answer()).isEmpty();
 
         assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
-        LeakCheck.assertNoHostLink(hostVeth);
+        assertThat(host.kernel().link(hostVeth)).isEmpty();
         assertThat(reservation).doesNotExist();
         assertThat(cacheFile).doesNotExist();
 

@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jcni.it.support.Attachment;
-import io.jcni.it.support.HostLinks;
 import io.jcni.it.support.Json;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Names;
 import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +21,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,13 +42,6 @@ class LibcniCacheFileTest {
     @TempDir
     Path tmp;
 
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
-    }
-
     @Test
     void goLibcniWritesTheCacheFileWhereAndAsDocumented() throws IOException {
         Prerequisites.assumeRoot();
@@ -59,13 +50,14 @@ class LibcniCacheFileTest {
         String bridge = Names.link(TAG);
         String network = "jcni-iop-cache";
         Path cache = tmp.resolve("cache");
-        var driver = LibcniDriver.create(List.of(Locations.referencePlugins()), cache);
         Path conf = BridgeConflist.write(tmp.resolve("net.conflist"), "1.0.0", network, bridge, tmp.resolve("ipam"));
         String capabilityArgs = "{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"}],"
                 + "\"mac\":\"02:00:00:00:00:01\"}";
         var attachment = Attachment.of("iop-cache-container", "eth1")
                 .withCniArgs("IgnoreUnknown=1;K8S_POD_NAME=iop").withCapabilityArgs(capabilityArgs);
-        try (TestNetns netns = TestNetns.create(TAG)) {
+        try (TestHost host = TestHost.create(TAG)) {
+            TestNetns netns = host.container();
+            var driver = host.libcni(List.of(Locations.referencePlugins()), cache);
             JsonNode result = driver.add(conf, netns.path(), attachment).answer();
             try {
                 Path file = cache.resolve("results").resolve(network + "-iop-cache-container-eth1");
@@ -95,8 +87,6 @@ class LibcniCacheFileTest {
             } finally {
                 driver.del(conf, netns.path(), attachment).answer();
             }
-        } finally {
-            HostLinks.deleteIfPresent(bridge);
         }
     }
 

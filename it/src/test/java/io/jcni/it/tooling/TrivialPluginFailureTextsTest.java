@@ -6,16 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jcni.it.support.Attachment;
 import io.jcni.it.support.DriverOutcome;
+import io.jcni.it.support.FailureTexts;
 import io.jcni.it.support.Json;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -32,35 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TrivialPluginFailureTextsTest {
 
-    private static final String RESOURCE = "/libcni-errors/failure-texts.json";
-
     @TempDir
     Path tmp;
 
     @TestFactory
-    Stream<DynamicTest> libcniReportsEachFailureWithTheRecordedText() throws IOException {
-        JsonNode recorded;
-        try (InputStream in = getClass().getResourceAsStream(RESOURCE)) {
-            recorded = Json.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
-        var tests = new ArrayList<DynamicTest>();
-        int index = 0;
-        for (JsonNode c : recorded.path("cases")) {
-            String name = "%02d %s %s".formatted(index++, c.path("command").asText(), label(c));
-            tests.add(DynamicTest.dynamicTest(name, () -> replay(recorded, c, tmp.resolve(name.replace(' ', '_')))));
-        }
+    Stream<DynamicTest> libcniReportsEachFailureWithTheRecordedText() {
+        List<DynamicTest> tests = FailureTexts.eachCase(tmp, TrivialPluginFailureTextsTest::replay);
         assertThat(tests).hasSizeGreaterThan(40);
         return tests.stream();
-    }
-
-    private static String label(JsonNode c) {
-        if (c.has("mode")) {
-            return "mode=" + c.path("mode").asText();
-        }
-        if (c.has("pluginType")) {
-            return "type=" + c.path("pluginType").asText();
-        }
-        return "cache-file=" + Json.write(c.path("cacheFile"));
     }
 
     private static void replay(JsonNode recorded, JsonNode c, Path dir) throws IOException {
@@ -92,7 +69,7 @@ class TrivialPluginFailureTextsTest {
             case "del" -> driver.del(conf, netns, attachment);
             case "version" -> driver.version(type);
             case "cached-result" -> driver.cachedResult(conf, attachment);
-            default -> throw new AssertionError("unknown command in " + RESOURCE + ": " + c);
+            default -> throw new AssertionError("unknown command in " + FailureTexts.RESOURCE + ": " + c);
         };
         assertThat(outcome.stderr()).as("stderr passed through").isEqualTo(c.path("stderr").asText());
         if (c.path("error").isNull()) {

@@ -3,28 +3,22 @@ package io.jcni.it.tuning;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.jcni.it.ifaces.CniExec;
 import io.jcni.it.support.Attachment;
+import io.jcni.it.support.CniExec;
 import io.jcni.it.support.IpLink;
-import io.jcni.it.support.LeakCheck;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.Locations;
-import io.jcni.it.support.Names;
+import io.jcni.it.support.NetlinkView;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.TestNetns;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.MacAddress;
-import io.jcni.netlink.NetNs;
-import io.jcni.netlink.Netlink;
-import io.jcni.netlink.NetlinkHandle;
-import io.jcni.netlink.Sysctl;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +29,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * jcni's tuning launcher in real namespaces, side by side with Debian's Go tuning 1.1.1: each test namespace holds a
  * veth pair {@code eth0}/{@code peer0} that stands for the interface a previous plugin made; the chain is Go's
  * trivial plugin (which reports {@code eth0} in its result) then tuning, run by Go libcni. Kernel state is read back
- * with {@code ip -j} and with jcni's netlink layer.
+ * with {@code ip -j} and with jcni's netlink layer. Runtime and plugins run in this JVM's namespace, as tuning touches
+ * nothing but the container's (its sysctls and link) and its backups go to a {@code dataDir} of the test's; the
+ * host-state guard holds it to that.
  */
 class TuningTest {
     private static final String TAG = "tun";
@@ -45,7 +41,9 @@ class TuningTest {
     @TempDir
     Path tmp;
 
+    @AutoClose
     private TestNetns ours;
+    @AutoClose
     private TestNetns theirs;
 
     @BeforeEach
@@ -64,26 +62,6 @@ class TuningTest {
         return netns;
     }
 
-    @AfterEach
-    void removeWorld() {
-        try {
-            if (ours != null) {
-                ours.close();
-            }
-        } finally {
-            if (theirs != null) {
-                theirs.close();
-            }
-        }
-    }
-
-    @AfterAll
-    static void nothingLeft() {
-        if (Prerequisites.isRoot()) {
-            LeakCheck.assertNoneLeft(Names.prefix(TAG));
-        }
-    }
-
     Path conflist(String name, String cniVersion, String tuningFields) throws IOException {
         return Files.writeString(tmp.resolve(name + ".conflist"), "{\"cniVersion\":\"" + cniVersion
                 + "\",\"name\":\"jcni-tun-" + name + "\",\"plugins\":[{\"type\":\"" + Locations.TRIVIAL_PLUGIN_TYPE
@@ -99,16 +77,7 @@ class TuningTest {
     }
 
     static Link eth0(TestNetns netns) {
-        try (NetNs ns = NetNs.open(netns.path());
-                NetlinkHandle nl = Netlink.open(ns)) {
-            return nl.link("eth0");
-        }
-    }
-
-    static String sysctl(TestNetns netns, String key) {
-        try (NetNs ns = NetNs.open(netns.path())) {
-            return Sysctl.read(ns, key);
-        }
+        return NetlinkView.requireLink(netns, "eth0");
     }
 
     /** The interface state tuning changes, read with ip -j (flags as ip prints them). */
@@ -158,7 +127,7 @@ class TuningTest {
         assertThat(link.isPromisc()).isTrue();
         assertThat(link.isAllmulti()).isTrue();
         assertThat(sysctls(ours)).isEqualTo("1 | 517 | 4096\t87380\t1048576").isEqualTo(sysctls(theirs));
-        assertThat(sysctl(ours, "net.core.somaxconn")).isEqualTo("517");
+        assertThat(NetlinkView.sysctl(ours, "net.core.somaxconn")).isEqualTo("517");
 
         if (!cniVersion.equals("0.3.1")) {
             assertThat(jcni().check(oursConf, ours.path(), attachment).answer().isEmpty()).isTrue();

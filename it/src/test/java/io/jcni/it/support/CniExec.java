@@ -1,9 +1,6 @@
-package io.jcni.it.ifaces;
+package io.jcni.it.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.jcni.it.support.Json;
-import io.jcni.it.support.ProcessResult;
-import io.jcni.it.support.Processes;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

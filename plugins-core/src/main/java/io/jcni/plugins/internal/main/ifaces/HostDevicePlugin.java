@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.net.Macs;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetErrors;
 import io.jcni.plugins.internal.net.PrevResults;
+import io.jcni.plugins.internal.net.Undos;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.PluginLog;
@@ -456,25 +457,19 @@ public final class HostDevicePlugin implements CniPlugin {
     }
 
     /** ADD rollback: the device back to the host, up again if it was. */
-    private static final class MoveOut implements Rollback.Undo {
-        private final Namespace container;
+    private static final class MoveOut extends Undos.InNamespace {
         private final String ifName;
         private final boolean wasUp;
 
         MoveOut(Namespace container, String ifName, boolean wasUp) {
-            this.container = container;
+            super(container);
             this.ifName = ifName;
             this.wasUp = wasUp;
         }
 
         @Override
-        public void undo() throws CniException {
-            Optional<Namespace> again = container.reopenIfPresent();
-            if (again.isEmpty()) {
-                return;
-            }
-            try (Namespace ns = again.get();
-                    Namespace host = Namespace.host()) {
+        protected void apply(Namespace ns) throws CniException {
+            try (Namespace host = Namespace.host()) {
                 Optional<Link> device = ns.nl().findLink(ifName);
                 if (device.isEmpty()) {
                     return;

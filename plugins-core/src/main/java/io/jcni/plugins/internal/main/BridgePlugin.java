@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.GratuitousArp;
 import io.jcni.plugins.internal.net.IfaceConfig;
 import io.jcni.plugins.internal.net.IpamForwarding;
+import io.jcni.plugins.internal.net.Links;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetBatch;
 import io.jcni.plugins.internal.net.NetErrors;
@@ -429,13 +430,7 @@ public final class BridgePlugin implements CniPlugin {
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
         timing.mark("netns");
         if (container.isPresent()) {
-            try (Namespace ns = container.get()) {
-                ns.nl().deleteLink(request.ifName());
-            } catch (NetlinkException e) {
-                if (!e.isNotFound()) {
-                    throw NetErrors.failure("failed to delete \"" + request.ifName() + "\" in " + request.netns(), e);
-                }
-            }
+            Links.deleteAndClose(container.get(), request.ifName());
         } else if (!request.netns().isEmpty()) {
             deleteOrphanedHostEnd(request, conf);
         }

@@ -6,6 +6,7 @@ import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IfaceConfig;
+import io.jcni.plugins.internal.net.Links;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetErrors;
 import io.jcni.plugins.internal.net.PrevResults;
@@ -131,15 +132,8 @@ final class ContainerLink {
      */
     static void delete(String netns, String ifName) throws CniException {
         Optional<Namespace> container = Namespace.containerIfPresent(netns);
-        if (container.isEmpty()) {
-            return;
-        }
-        try (Namespace ns = container.get()) {
-            ns.nl().deleteLink(ifName);
-        } catch (NetlinkException e) {
-            if (!e.isNotFound()) {
-                throw NetErrors.failure("failed to delete \"" + ifName + "\" in " + netns, e);
-            }
+        if (container.isPresent()) {
+            Links.deleteAndClose(container.get(), ifName);
         }
     }
 

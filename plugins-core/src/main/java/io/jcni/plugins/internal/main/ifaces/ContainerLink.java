@@ -26,7 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The container's link of macvlan, ipvlan, vlan and dummy through its life: created (under a temporary name, then
- * renamed), given its IPAM result, deleted, checked.
+ * renamed), given its IPAM result, deleted, checked. host-device, whose link is moved in rather than created, shares
+ * the description, the DEL order and the addressing check.
  */
 final class ContainerLink {
     private ContainerLink() {
@@ -126,22 +127,26 @@ final class ContainerLink {
         }
     }
 
-    /**
-     * DEL's part for the link: deletes {@code ifName} in the container; no namespace, a gone namespace or a gone link
-     * is success (repeated DEL, DEL after the container was removed).
-     */
-    static void delete(String netns, String ifName) throws CniException {
-        Optional<Namespace> container = Namespace.containerIfPresent(netns);
-        if (container.isPresent()) {
-            Links.deleteAndClose(container.get(), ifName);
-        }
+    /** DEL's part for the link, which runs once IPAM has been released (see {@link #delete(CniRequest, Removal)}). */
+    interface Removal {
+        void remove(CniRequest request) throws CniException;
     }
 
     /**
-     * DEL: releases the IPAM allocation (if any) and deletes the link, attempting both whatever the other did; the
-     * first failure is reported after both were tried.
+     * DEL of a link this plugin created (macvlan, ipvlan, vlan, dummy): IPAM released, then CNI_IFNAME deleted in the
+     * container; no namespace, a gone namespace or a gone link is success (repeated DEL, DEL after the container was
+     * removed).
      */
     static void delete(CniRequest request) throws CniException {
+        delete(request, DeleteByName.INSTANCE);
+    }
+
+    /**
+     * DEL in the order of Go's macvlan, ipvlan, vlan, dummy and host-device: releases the IPAM allocation (if any),
+     * then runs {@code removal}, attempting both whatever the other did. The first failure is reported after both
+     * were tried, a second one attached to it as suppressed.
+     */
+    static void delete(CniRequest request, Removal removal) throws CniException {
         CniException first = null;
         if (!request.config().ipamType().isEmpty()) {
             try {
@@ -151,14 +156,29 @@ final class ContainerLink {
             }
         }
         try {
-            delete(request.netns(), request.ifName());
+            removal.remove(request);
         } catch (CniException e) {
             if (first == null) {
                 first = e;
+            } else {
+                first.addSuppressed(e);
             }
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    /** CNI_IFNAME deleted in CNI_NETNS, if both are still there. A named class: no lambdas on the start-up path. */
+    private static final class DeleteByName implements Removal {
+        static final DeleteByName INSTANCE = new DeleteByName();
+
+        @Override
+        public void remove(CniRequest request) throws CniException {
+            Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
+            if (container.isPresent()) {
+                Links.deleteAndClose(container.get(), request.ifName());
+            }
         }
     }
 

@@ -247,28 +247,17 @@ public final class HostDevicePlugin implements CniPlugin {
      */
     @Override
     public void del(CniRequest request) throws CniException {
-        CniException first = null;
-        if (!request.config().ipamType().isEmpty()) {
-            try {
-                request.ipam().del();
-            } catch (CniException e) {
-                first = e;
-            }
-        }
-        try {
+        ContainerLink.delete(request, new MoveOutOrRecover());
+    }
+
+    /** DEL's part for the device, after IPAM's. */
+    private final class MoveOutOrRecover implements ContainerLink.Removal {
+        @Override
+        public void remove(CniRequest request) throws CniException {
             Config config = load(request);
             if (!isDpdkIfPresent(config)) {
                 moveOutOrRecover(request, config);
             }
-        } catch (CniException e) {
-            if (first == null) {
-                first = e;
-            } else {
-                first.addSuppressed(e);
-            }
-        }
-        if (first != null) {
-            throw first;
         }
     }
 

@@ -16,6 +16,7 @@ import io.jcni.plugins.sdk.Rollback;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
+import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.Result;
@@ -116,6 +117,22 @@ final class ContainerLink {
         }
         IfaceConfig.configure(container, iface.name(), result, request.rollback(), request.log());
         return result;
+    }
+
+    /**
+     * ADD once the link exists, as Go's macvlan, ipvlan, vlan and dummy go on: with {@code ipam}, IPAM's ADD (which
+     * registers its own release) and its result {@linkplain #configure configured} on the link; without (macvlan's L2
+     * mode), the link only set up and a result of just the interface. Plugins that require {@code ipam} have refused
+     * a configuration without it before any side effect. The configuration's {@code dns} is the caller's to apply.
+     */
+    static Result configureFromIpam(CniRequest request, Namespace container, Link link, boolean announce)
+            throws CniException {
+        Interface iface = describe(link, request.netns());
+        if (request.config().ipamType().isEmpty()) {
+            up(container, link);
+            return new Result(List.of(iface), List.of(), List.of(), Dns.EMPTY);
+        }
+        return configure(request, container, iface, request.ipam().add(), announce);
     }
 
     /** {@code ip link set dev IFNAME up}, for a link without addresses (L2 mode). */

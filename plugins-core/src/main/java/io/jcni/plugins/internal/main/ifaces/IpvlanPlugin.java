@@ -108,16 +108,15 @@ public final class IpvlanPlugin implements CniPlugin {
             Link link = ContainerLink.create(lower, container, config.linkInContainer(),
                     NewLink.ipvlan(master.index(), config.mode()), config.mtu(), null, request.ifName(),
                     request.rollback());
-            Interface iface = ContainerLink.describe(link, request.netns());
             Result result;
             if (fromPrevious) {
+                Interface iface = ContainerLink.describe(link, request.netns());
                 Result prior = previous.get();
                 List<IpConfig> ips = new ArrayList<>(prior.ips());
                 result = ContainerLink.configure(request, container, iface,
                         new Result(List.of(iface), ips, prior.routes(), prior.dns()), true);
             } else {
-                CniResult ipam = request.ipam().add();
-                result = ContainerLink.configure(request, container, iface, ipam, true);
+                result = ContainerLink.configureFromIpam(request, container, link, true);
             }
             return result.withDns(config.dns());
         }

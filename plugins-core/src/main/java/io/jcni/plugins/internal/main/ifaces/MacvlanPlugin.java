@@ -15,7 +15,6 @@ import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
-import io.jcni.spec.Interface;
 import io.jcni.spec.Result;
 import java.util.List;
 import java.util.Optional;
@@ -105,16 +104,7 @@ public final class MacvlanPlugin implements CniPlugin {
             Link link = ContainerLink.create(lower, container, config.linkInContainer(),
                     NewLink.macvlan(master.index(), config.mode()), config.mtu(), config.mac(), request.ifName(),
                     request.rollback());
-            Interface iface = ContainerLink.describe(link, request.netns());
-            Result result;
-            if (request.config().ipamType().isEmpty()) {
-                ContainerLink.up(container, link);
-                result = new Result(List.of(iface), List.of(), List.of(), Dns.EMPTY);
-            } else {
-                CniResult ipam = request.ipam().add();
-                result = ContainerLink.configure(request, container, iface, ipam, true);
-            }
-            return result.withDns(config.dns());
+            return ContainerLink.configureFromIpam(request, container, link, true).withDns(config.dns());
         }
     }
 

@@ -67,10 +67,7 @@ public final class VlanPlugin implements CniPlugin {
             Link link = ContainerLink.create(lower, container, config.linkInContainer(),
                     NewLink.vlan(master.index(), config.vlanId()), config.mtu(), null, request.ifName(),
                     request.rollback());
-            CniResult ipam = request.ipam().add();
-            Result result = ContainerLink.configure(request, container,
-                    ContainerLink.describe(link, request.netns()), ipam, false);
-            return result.withDns(config.dns());
+            return ContainerLink.configureFromIpam(request, container, link, false).withDns(config.dns());
         }
     }
 

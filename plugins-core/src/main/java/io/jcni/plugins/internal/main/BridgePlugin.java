@@ -492,8 +492,7 @@ public final class BridgePlugin implements CniPlugin {
                     PrevResults.containerInterface(result, request.ifName(), netns), request.ifName(), netns);
             checkHostVeth(host, result, conf, bridge, contVeth);
             if (!conf.disableContainerInterface()) {
-                Checks.interfaceIps(container, request.ifName(), result.ips());
-                Checks.routes(container, result.routes(), IfaceConfig.Gateways.of(result.ips()));
+                Checks.addressing(container, result, request.ifName());
             }
         }
     }

@@ -226,8 +226,7 @@ public final class PtpPlugin implements CniPlugin {
             Link contVeth = Checks.containerVeth(container,
                     PrevResults.containerInterface(result, request.ifName(), request.netns()), request.ifName(),
                     request.netns());
-            Checks.interfaceIps(container, request.ifName(), result.ips());
-            Checks.routes(container, result.routes(), IfaceConfig.Gateways.of(result.ips()));
+            Checks.addressing(container, result, request.ifName());
             checkHostEnd(host, result, contVeth);
         }
     }

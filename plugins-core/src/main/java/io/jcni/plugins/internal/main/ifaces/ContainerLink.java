@@ -232,10 +232,4 @@ final class ContainerLink {
                 + link.address());
         return link;
     }
-
-    /** CHECK of the prevResult's addresses and routes against the container (Go's ValidateExpected*). */
-    static void checkAddressing(Namespace container, Result previous, String ifName) throws CniException {
-        Checks.interfaceIps(container, ifName, previous.ips());
-        Checks.routes(container, previous.routes(), IfaceConfig.Gateways.of(previous.ips()));
-    }
 }

@@ -431,7 +431,7 @@ public final class HostDevicePlugin implements CniPlugin {
             }
             Checks.mac(recorded.get(), link.get(), "Interface " + request.ifName() + " Mac " + recorded.get().mac()
                     + " doesn't match container Mac: " + link.get().address());
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.main.ifaces;
 import io.jcni.netlink.IpvlanMode;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
+import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.PrevResults;
@@ -145,7 +146,7 @@ public final class IpvlanPlugin implements CniPlugin {
                 throw new CniException(CniError.INTERNAL, "Container IPVlan mode " + modeName(actual)
                         + " does not match expected value: " + modeName(config.mode()));
             }
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

@@ -4,6 +4,7 @@ import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.MacvlanMode;
+import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Macs;
 import io.jcni.plugins.internal.net.Namespace;
@@ -131,7 +132,7 @@ public final class MacvlanPlugin implements CniPlugin {
                 throw new CniException(CniError.INTERNAL, "Container macvlan mode " + modeName(actual)
                         + " does not match expected value: " + modeName(config.mode()));
             }
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.main.ifaces;
 
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
+import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.PrevResults;
@@ -94,7 +95,7 @@ public final class VlanPlugin implements CniPlugin {
                 throw new CniException(CniError.INTERNAL, "Error: Container vlan " + request.ifName()
                         + " has MTU " + link.mtu() + ", configured " + config.mtu());
             }
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

@@ -482,9 +482,7 @@ public final class BridgePlugin implements CniPlugin {
         BridgeConfig conf = BridgeConfig.load(request, false);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            if (conf.layer3()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result result = PrevResults.require(request);
             String netns = request.netns();
             Link bridge = checkBridge(host, result, conf);

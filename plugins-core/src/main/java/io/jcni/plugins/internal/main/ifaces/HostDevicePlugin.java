@@ -406,9 +406,7 @@ public final class HostDevicePlugin implements CniPlugin {
     public void check(CniRequest request) throws CniException {
         Config config = load(request);
         try (Namespace container = Namespace.container(request.netns())) {
-            if (!request.config().ipamType().isEmpty()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result previous = PrevResults.require(request);
             if (!config.pciBusId().isEmpty() && devices.isDpdk(config.pciBusId())) {
                 return;

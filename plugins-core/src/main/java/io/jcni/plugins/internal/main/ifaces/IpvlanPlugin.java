@@ -133,9 +133,7 @@ public final class IpvlanPlugin implements CniPlugin {
         Config config = load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            if (!request.config().ipamType().isEmpty()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result previous = PrevResults.require(request);
             if (!config.master().isEmpty()) {
                 Masters.lookup(config.linkInContainer() ? container : host, config.master());

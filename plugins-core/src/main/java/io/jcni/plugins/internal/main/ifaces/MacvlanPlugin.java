@@ -119,9 +119,7 @@ public final class MacvlanPlugin implements CniPlugin {
         Config config = load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            if (!request.config().ipamType().isEmpty()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result previous = PrevResults.require(request);
             Namespace lower = config.linkInContainer() ? container : host;
             Link master = Masters.lookup(lower, Masters.name(config.master(), lower));

@@ -22,6 +22,7 @@ import io.jcni.spec.IpConfig;
 import io.jcni.spec.Result;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -231,5 +232,21 @@ final class ContainerLink {
         Checks.mac(expected, link, "Interface " + ifName + " Mac " + expected.mac() + " doesn't match container Mac: "
                 + link.address());
         return link;
+    }
+
+    /**
+     * CHECK of the link's mode against the configuration's, in Go's words ({@code Container macvlan mode private does
+     * not match expected value: bridge}); {@code what} names the kind as Go's message does, and a null {@code actual}
+     * (the link has no such mode) reads "unknown".
+     */
+    static void checkMode(String what, Enum<?> actual, Enum<?> expected) throws CniException {
+        if (actual != expected) {
+            throw new CniException(CniError.INTERNAL, "Container " + what + " mode " + modeName(actual)
+                    + " does not match expected value: " + modeName(expected));
+        }
+    }
+
+    private static String modeName(Enum<?> mode) {
+        return mode == null ? "unknown" : mode.name().toLowerCase(Locale.ROOT);
     }
 }

@@ -69,10 +69,6 @@ public final class IpvlanPlugin implements CniPlugin {
         }
     }
 
-    static String modeName(IpvlanMode mode) {
-        return mode == null ? "unknown" : mode.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     /**
      * The master: configured, else the single named interface of a prevResult (chained use; code 7 if it has more or
      * none, Go's "chained master failure"), else the default route's.
@@ -140,10 +136,7 @@ public final class IpvlanPlugin implements CniPlugin {
             }
             Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "ipvlan");
             IpvlanMode actual = link.info() instanceof LinkInfo.Ipvlan i ? i.mode() : null;
-            if (actual != config.mode()) {
-                throw new CniException(CniError.INTERNAL, "Container IPVlan mode " + modeName(actual)
-                        + " does not match expected value: " + modeName(config.mode()));
-            }
+            ContainerLink.checkMode("IPVlan", actual, config.mode());
             Checks.addressing(container, previous, request.ifName());
         }
     }

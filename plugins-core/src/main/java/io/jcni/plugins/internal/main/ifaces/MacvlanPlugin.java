@@ -90,10 +90,6 @@ public final class MacvlanPlugin implements CniPlugin {
         }
     }
 
-    static String modeName(MacvlanMode mode) {
-        return mode == null ? "unknown" : mode.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     @Override
     public CniResult add(CniRequest request) throws CniException {
         Config config = load(request);
@@ -126,10 +122,7 @@ public final class MacvlanPlugin implements CniPlugin {
             Masters.checkMtu(config.mtu(), master);
             Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "macvlan");
             MacvlanMode actual = link.info() instanceof LinkInfo.Macvlan m ? m.mode() : null;
-            if (actual != config.mode()) {
-                throw new CniException(CniError.INTERNAL, "Container macvlan mode " + modeName(actual)
-                        + " does not match expected value: " + modeName(config.mode()));
-            }
+            ContainerLink.checkMode("macvlan", actual, config.mode());
             Checks.addressing(container, previous, request.ifName());
         }
     }

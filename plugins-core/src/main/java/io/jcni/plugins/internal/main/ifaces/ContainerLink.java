@@ -137,7 +137,7 @@ final class ContainerLink {
     }
 
     /** {@code ip link set dev IFNAME up}, for a link without addresses (L2 mode). */
-    static void up(Namespace container, Link link) throws CniException {
+    private static void up(Namespace container, Link link) throws CniException {
         try {
             container.nl().setUp(link.index());
         } catch (NetlinkException e) {

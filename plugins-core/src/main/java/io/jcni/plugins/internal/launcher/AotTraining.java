@@ -127,13 +127,11 @@ final class AotTraining {
 
     /** bridge and ptp, in namespaces of their own (see {@link InterfaceTraining}). */
     private void interfacePlugins() {
-        int[] counter = {0};
         try {
-            failures.append(InterfaceTraining.run(work, counter));
+            InterfaceTraining.run(work, this);
         } catch (IOException | RuntimeException e) {
             failures.append("AOT training of the interface plugins failed: ").append(e).append('\n');
         }
-        calls += counter[0];
     }
 
     /** ADD (dual-stack, requested address, repeated), CHECK, DEL (twice), GC, STATUS and exhaustion. */
@@ -207,7 +205,12 @@ final class AotTraining {
         return env;
     }
 
-    private void call(String type, Map<String, String> env, String stdin, int expected) {
+    /**
+     * One plugin call through its skel, counted; an exit status other than {@code expected} is recorded as a failure
+     * with the call's stdin, stdout and stderr. {@link InterfaceTraining} calls this from its namespace thread, which
+     * {@link io.jcni.netlink.NetNs#call} hands back before this training reads the count or the failures again.
+     */
+    void call(String type, Map<String, String> env, String stdin, int expected) {
         calls++;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -3,9 +3,7 @@ package io.jcni.plugins.internal.launcher;
 import io.jcni.netlink.NetNs;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.runtime.JcniLaunchers;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -22,31 +20,26 @@ import java.util.Map;
  * Both vanish when the training ends. IPAM is jcni's static plugin, delegated to in-process through a launcher marker
  * file in the work dir (host-local too, once the image ships it). Root only, like all namespace work.
  */
-final class InterfaceTraining implements NetNs.Task<String, IOException> {
+final class InterfaceTraining implements NetNs.Task<Void, IOException> {
     private final Path work;
     private final String containerPath;
-    private final StringBuilder failures = new StringBuilder();
-    private int calls;
+    private final AotTraining training;
 
-    private InterfaceTraining(Path work, String containerPath) {
+    private InterfaceTraining(Path work, String containerPath, AotTraining training) {
         this.work = work;
         this.containerPath = containerPath;
+        this.training = training;
     }
 
-    /**
-     * Runs the scenarios; returns "" or the failures, and adds the number of calls made to {@code counter[0]}.
-     */
-    static String run(Path work, int[] counter) throws IOException {
+    /** Runs the scenarios; their calls and failures are {@code training}'s. */
+    static void run(Path work, AotTraining training) throws IOException {
         try (NetNs host = NetNs.create(); NetNs container = NetNs.create()) {
-            InterfaceTraining training = new InterfaceTraining(work, container.path().toString());
-            String failures = host.call(training);
-            counter[0] += training.calls;
-            return failures;
+            host.call(new InterfaceTraining(work, container.path().toString(), training));
         }
     }
 
     @Override
-    public String run() throws IOException {
+    public Void run() throws IOException {
         Path bin = Files.createDirectories(work.resolve("interface-bin"));
         for (String ipam : new String[] {"static", "host-local"}) {
             if (PluginRegistry.skel(ipam) != null) {
@@ -71,8 +64,8 @@ final class InterfaceTraining implements NetNs.Task<String, IOException> {
         cycle("bridge", layer2, bin, "eth2");
         String ptp = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\",\"type\":\"ptp\",\"ipam\":" + ipam + "}";
         cycle("ptp", ptp, bin, "eth3");
-        call("bridge", env("ADD", bin, "eth4"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-br\",\"type\":\"bridge\","
-                + "\"ipMasq\":true}", 1);
+        training.call("bridge", env("ADD", bin, "eth4"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-br\","
+                + "\"type\":\"bridge\",\"ipMasq\":true}", 1);
         // An IPAM plugin that is not jcni's is exec'd: train that path too (process start, pipes, the JDK's logging of
         // process starts), with a script standing in for it.
         Path foreign = bin.resolve("aot-exec-ipam");
@@ -81,13 +74,13 @@ final class InterfaceTraining implements NetNs.Task<String, IOException> {
         Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwxr-xr-x"));
         cycle("bridge", "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ex\",\"type\":\"bridge\",\"bridge\":\"aot-br2\","
                 + "\"isGateway\":true,\"ipam\":{\"type\":\"aot-exec-ipam\"}}", bin, "eth5");
-        return failures.toString();
+        return null;
     }
 
     private void cycle(String type, String conf, Path bin, String ifName) {
-        call(type, env("ADD", bin, ifName), conf, 0);
-        call(type, env("DEL", bin, ifName), conf, 0);
-        call(type, env("DEL", bin, ifName), conf, 0);
+        training.call(type, env("ADD", bin, ifName), conf, 0);
+        training.call(type, env("DEL", bin, ifName), conf, 0);
+        training.call(type, env("DEL", bin, ifName), conf, 0);
     }
 
     private Map<String, String> env(String command, Path bin, String ifName) {
@@ -98,18 +91,5 @@ final class InterfaceTraining implements NetNs.Task<String, IOException> {
         env.put("CNI_IFNAME", ifName);
         env.put("CNI_PATH", bin.toString());
         return env;
-    }
-
-    private void call(String type, Map<String, String> env, String stdin, int expected) {
-        calls++;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = PluginRegistry.skel(type).run(env, stdin.getBytes(StandardCharsets.UTF_8), out, err);
-        if (status != expected) {
-            failures.append("AOT training: ").append(type).append(' ').append(env.get("CNI_COMMAND"))
-                    .append(" exited ").append(status).append(", expected ").append(expected).append("\n  stdout: ")
-                    .append(out.toString(StandardCharsets.UTF_8)).append("\n  stderr: ")
-                    .append(err.toString(StandardCharsets.UTF_8)).append('\n');
-        }
     }
 }

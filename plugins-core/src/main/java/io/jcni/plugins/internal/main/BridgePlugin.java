@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.GratuitousArp;
 import io.jcni.plugins.internal.net.IfaceConfig;
 import io.jcni.plugins.internal.net.IpamForwarding;
+import io.jcni.plugins.internal.net.Links;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetBatch;
 import io.jcni.plugins.internal.net.NetErrors;
@@ -429,13 +430,7 @@ public final class BridgePlugin implements CniPlugin {
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
         timing.mark("netns");
         if (container.isPresent()) {
-            try (Namespace ns = container.get()) {
-                ns.nl().deleteLink(request.ifName());
-            } catch (NetlinkException e) {
-                if (!e.isNotFound()) {
-                    throw NetErrors.failure("failed to delete \"" + request.ifName() + "\" in " + request.netns(), e);
-                }
-            }
+            Links.deleteAndClose(container.get(), request.ifName());
         } else if (!request.netns().isEmpty()) {
             deleteOrphanedHostEnd(request, conf);
         }
@@ -487,9 +482,7 @@ public final class BridgePlugin implements CniPlugin {
         BridgeConfig conf = BridgeConfig.load(request, false);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            if (conf.layer3()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result result = PrevResults.require(request);
             String netns = request.netns();
             Link bridge = checkBridge(host, result, conf);
@@ -497,8 +490,7 @@ public final class BridgePlugin implements CniPlugin {
                     PrevResults.containerInterface(result, request.ifName(), netns), request.ifName(), netns);
             checkHostVeth(host, result, conf, bridge, contVeth);
             if (!conf.disableContainerInterface()) {
-                Checks.interfaceIps(container, request.ifName(), result.ips());
-                Checks.routes(container, result.routes(), IfaceConfig.Gateways.of(result.ips()));
+                Checks.addressing(container, result, request.ifName());
             }
         }
     }
@@ -600,34 +592,34 @@ public final class BridgePlugin implements CniPlugin {
      * Deletes a bridge this ADD created unless it has ports: a concurrent ADD may have attached to it meanwhile
      * (checked, then deleted: a port added between the two is the one race left, as with any shared bridge).
      */
-    private static final class DeleteBridgeIfUnused implements Rollback.Undo {
+    private static final class DeleteBridgeIfUnused extends Undos.InNamespace {
         private final Namespace host;
         private final String name;
 
         DeleteBridgeIfUnused(Namespace host, String name) {
+            super(host);
             this.host = host;
             this.name = name;
         }
 
         @Override
-        public void undo() throws Exception {
-            try (Namespace ns = host.reopen()) {
-                Optional<Link> bridge = ns.nl().findLink(name);
-                if (bridge.isPresent() && !hasOtherPorts(ns, bridge.get().index(), "")) {
-                    new Undos.DeleteLink(host, name).undo();
-                }
+        protected void apply(Namespace ns) throws Exception {
+            Optional<Link> bridge = ns.nl().findLink(name);
+            if (bridge.isPresent() && !hasOtherPorts(ns, bridge.get().index(), "")) {
+                new Undos.DeleteLink(host, name).undo();
             }
         }
     }
 
     /** Removes a gateway address this ADD added, unless ports other than this ADD's own are on the bridge. */
-    private static final class RemoveGatewayIfUnused implements Rollback.Undo {
+    private static final class RemoveGatewayIfUnused extends Undos.InNamespace {
         private final Namespace host;
         private final String link;
         private final IpPrefix gateway;
         private final String ownPort;
 
         RemoveGatewayIfUnused(Namespace host, String link, IpPrefix gateway, String ownPort) {
+            super(host);
             this.host = host;
             this.link = link;
             this.gateway = gateway;
@@ -635,60 +627,53 @@ public final class BridgePlugin implements CniPlugin {
         }
 
         @Override
-        public void undo() throws Exception {
-            try (Namespace ns = host.reopen()) {
-                Optional<Link> found = ns.nl().findLink(link);
-                if (found.isPresent() && !hasOtherPorts(ns, found.get().index(), ownPort)) {
-                    new Undos.DeleteAddress(host, link, gateway).undo();
-                }
+        protected void apply(Namespace ns) throws Exception {
+            Optional<Link> found = ns.nl().findLink(link);
+            if (found.isPresent() && !hasOtherPorts(ns, found.get().index(), ownPort)) {
+                new Undos.DeleteAddress(host, link, gateway).undo();
             }
         }
     }
 
     /** Puts back an address that {@code forceAddress} replaced. */
-    private static final class RestoreAddress implements Rollback.Undo {
-        private final Namespace host;
+    private static final class RestoreAddress extends Undos.InNamespace {
         private final String link;
         private final IpPrefix address;
 
         RestoreAddress(Namespace host, String link, IpPrefix address) {
-            this.host = host;
+            super(host);
             this.link = link;
             this.address = address;
         }
 
         @Override
-        public void undo() throws Exception {
-            try (Namespace ns = host.reopen()) {
-                Optional<Link> found = ns.nl().findLink(link);
-                if (found.isPresent()) {
-                    ns.nl().addAddress(found.get().index(), address);
-                }
-            } catch (NetlinkException e) {
-                if (!e.isExists()) {
-                    throw e;
-                }
+        protected void apply(Namespace ns) {
+            Optional<Link> found = ns.nl().findLink(link);
+            if (found.isPresent()) {
+                ns.nl().addAddress(found.get().index(), address);
             }
+        }
+
+        @Override
+        protected boolean tolerates(NetlinkException e) {
+            return e.isExists();
         }
     }
 
     /** Turns promiscuous mode off again on an existing bridge this ADD turned it on for. */
-    private static final class SetPromiscOff implements Rollback.Undo {
-        private final Namespace host;
+    private static final class SetPromiscOff extends Undos.InNamespace {
         private final String name;
 
         SetPromiscOff(Namespace host, String name) {
-            this.host = host;
+            super(host);
             this.name = name;
         }
 
         @Override
-        public void undo() throws Exception {
-            try (Namespace ns = host.reopen()) {
-                Optional<Link> found = ns.nl().findLink(name);
-                if (found.isPresent()) {
-                    ns.nl().setPromisc(found.get().index(), false);
-                }
+        protected void apply(Namespace ns) {
+            Optional<Link> found = ns.nl().findLink(name);
+            if (found.isPresent()) {
+                ns.nl().setPromisc(found.get().index(), false);
             }
         }
     }

@@ -10,6 +10,7 @@ import io.jcni.netlink.Scope;
 import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IfaceConfig;
 import io.jcni.plugins.internal.net.IpamForwarding;
+import io.jcni.plugins.internal.net.Links;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetBatch;
 import io.jcni.plugins.internal.net.NetErrors;
@@ -164,13 +165,7 @@ public final class PtpPlugin implements CniPlugin {
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
         timing.mark("netns");
         if (container.isPresent()) {
-            try (Namespace ns = container.get()) {
-                ns.nl().deleteLink(request.ifName());
-            } catch (NetlinkException e) {
-                if (!e.isNotFound()) {
-                    throw NetErrors.failure("failed to delete \"" + request.ifName() + "\" in " + request.netns(), e);
-                }
-            }
+            Links.deleteAndClose(container.get(), request.ifName());
         } else if (!request.netns().isEmpty()) {
             deleteOrphanedHostEnd(request);
         }
@@ -231,8 +226,7 @@ public final class PtpPlugin implements CniPlugin {
             Link contVeth = Checks.containerVeth(container,
                     PrevResults.containerInterface(result, request.ifName(), request.netns()), request.ifName(),
                     request.netns());
-            Checks.interfaceIps(container, request.ifName(), result.ips());
-            Checks.routes(container, result.routes(), IfaceConfig.Gateways.of(result.ips()));
+            Checks.addressing(container, result, request.ifName());
             checkHostEnd(host, result, contVeth);
         }
     }

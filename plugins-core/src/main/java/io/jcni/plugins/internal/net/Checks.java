@@ -12,6 +12,7 @@ import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
+import io.jcni.spec.Result;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Optional;
@@ -98,6 +99,16 @@ public final class Checks {
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to read the routes of " + ns, e);
         }
+    }
+
+    /**
+     * CHECK of a prevResult's addressing in the container: {@link #interfaceIps} of its {@code ips} on {@code ifName},
+     * then {@link #routes} of its {@code routes} (Go's {@code ValidateExpectedInterfaceIPs} and
+     * {@code ValidateExpectedRoute}, in that order).
+     */
+    public static void addressing(Namespace container, Result previous, String ifName) throws CniException {
+        interfaceIps(container, ifName, previous.ips());
+        routes(container, previous.routes(), IfaceConfig.Gateways.of(previous.ips()));
     }
 
     /** Whether {@code table} has a route to {@code dst}; with {@code matchGateway}, via exactly {@code gateway}. */

@@ -16,7 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link IpamForwarding}: GC and STATUS reach the IPAM plugin (an exec'd recording script here). */
+/** {@link IpamForwarding}: GC, STATUS and CHECK reach the IPAM plugin (an exec'd recording script here). */
 class IpamForwardingTest {
     @TempDir
     Path tmp;
@@ -32,7 +32,8 @@ class IpamForwardingTest {
         }
 
         @Override
-        public void check(CniRequest request) {
+        public void check(CniRequest request) throws CniException {
+            IpamForwarding.check(request);
         }
 
         @Override
@@ -80,5 +81,26 @@ class IpamForwardingTest {
         String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"fwd\"}";
         call("GC", conf).ok();
         call("STATUS", conf).ok();
+    }
+
+    @Test
+    void checkAsksTheIpamPluginOnlyWhenTheConfigurationHasOne() throws Exception {
+        Path record = tmp.resolve("record");
+        Path ipam = tmp.resolve("fake-ipam");
+        Files.writeString(ipam, """
+                #!/bin/sh
+                cat > /dev/null
+                echo "$CNI_COMMAND" >> %s
+                printf '{"cniVersion":"1.1.0","code":999,"msg":"address not reserved"}'
+                exit 1
+                """.formatted(record));
+        Files.setPosixFilePermissions(ipam, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        CniError failed = call("CHECK", "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"fwd\","
+                + "\"ipam\":{\"type\":\"fake-ipam\"}}").error();
+        assertThat(failed.code()).isEqualTo(CniError.INTERNAL);
+        assertThat(failed.msg()).isEqualTo("address not reserved");
+        call("CHECK", "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"fwd\"}").ok();
+        assertThat(Files.readAllLines(record)).containsExactly("CHECK");
     }
 }

@@ -6,6 +6,7 @@ import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IfaceConfig;
+import io.jcni.plugins.internal.net.Links;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetErrors;
 import io.jcni.plugins.internal.net.PrevResults;
@@ -15,17 +16,20 @@ import io.jcni.plugins.sdk.Rollback;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
+import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.Result;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The container's link of macvlan, ipvlan, vlan and dummy through its life: created (under a temporary name, then
- * renamed), given its IPAM result, deleted, checked.
+ * renamed), given its IPAM result, deleted, checked. host-device, whose link is moved in rather than created, shares
+ * the description, the DEL order and the addressing check.
  */
 final class ContainerLink {
     private ContainerLink() {
@@ -116,8 +120,24 @@ final class ContainerLink {
         return result;
     }
 
+    /**
+     * ADD once the link exists, as Go's macvlan, ipvlan, vlan and dummy go on: with {@code ipam}, IPAM's ADD (which
+     * registers its own release) and its result {@linkplain #configure configured} on the link; without (macvlan's L2
+     * mode), the link only set up and a result of just the interface. Plugins that require {@code ipam} have refused
+     * a configuration without it before any side effect. The configuration's {@code dns} is the caller's to apply.
+     */
+    static Result configureFromIpam(CniRequest request, Namespace container, Link link, boolean announce)
+            throws CniException {
+        Interface iface = describe(link, request.netns());
+        if (request.config().ipamType().isEmpty()) {
+            up(container, link);
+            return new Result(List.of(iface), List.of(), List.of(), Dns.EMPTY);
+        }
+        return configure(request, container, iface, request.ipam().add(), announce);
+    }
+
     /** {@code ip link set dev IFNAME up}, for a link without addresses (L2 mode). */
-    static void up(Namespace container, Link link) throws CniException {
+    private static void up(Namespace container, Link link) throws CniException {
         try {
             container.nl().setUp(link.index());
         } catch (NetlinkException e) {
@@ -125,29 +145,26 @@ final class ContainerLink {
         }
     }
 
-    /**
-     * DEL's part for the link: deletes {@code ifName} in the container; no namespace, a gone namespace or a gone link
-     * is success (repeated DEL, DEL after the container was removed).
-     */
-    static void delete(String netns, String ifName) throws CniException {
-        Optional<Namespace> container = Namespace.containerIfPresent(netns);
-        if (container.isEmpty()) {
-            return;
-        }
-        try (Namespace ns = container.get()) {
-            ns.nl().deleteLink(ifName);
-        } catch (NetlinkException e) {
-            if (!e.isNotFound()) {
-                throw NetErrors.failure("failed to delete \"" + ifName + "\" in " + netns, e);
-            }
-        }
+    /** DEL's part for the link, which runs once IPAM has been released (see {@link #delete(CniRequest, Removal)}). */
+    interface Removal {
+        void remove(CniRequest request) throws CniException;
     }
 
     /**
-     * DEL: releases the IPAM allocation (if any) and deletes the link, attempting both whatever the other did; the
-     * first failure is reported after both were tried.
+     * DEL of a link this plugin created (macvlan, ipvlan, vlan, dummy): IPAM released, then CNI_IFNAME deleted in the
+     * container; no namespace, a gone namespace or a gone link is success (repeated DEL, DEL after the container was
+     * removed).
      */
     static void delete(CniRequest request) throws CniException {
+        delete(request, DeleteByName.INSTANCE);
+    }
+
+    /**
+     * DEL in the order of Go's macvlan, ipvlan, vlan, dummy and host-device: releases the IPAM allocation (if any),
+     * then runs {@code removal}, attempting both whatever the other did. The first failure is reported after both
+     * were tried, a second one attached to it as suppressed.
+     */
+    static void delete(CniRequest request, Removal removal) throws CniException {
         CniException first = null;
         if (!request.config().ipamType().isEmpty()) {
             try {
@@ -157,14 +174,29 @@ final class ContainerLink {
             }
         }
         try {
-            delete(request.netns(), request.ifName());
+            removal.remove(request);
         } catch (CniException e) {
             if (first == null) {
                 first = e;
+            } else {
+                first.addSuppressed(e);
             }
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    /** CNI_IFNAME deleted in CNI_NETNS, if both are still there. A named class: no lambdas on the start-up path. */
+    private static final class DeleteByName implements Removal {
+        static final DeleteByName INSTANCE = new DeleteByName();
+
+        @Override
+        public void remove(CniRequest request) throws CniException {
+            Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
+            if (container.isPresent()) {
+                Links.deleteAndClose(container.get(), request.ifName());
+            }
         }
     }
 
@@ -202,9 +234,19 @@ final class ContainerLink {
         return link;
     }
 
-    /** CHECK of the prevResult's addresses and routes against the container (Go's ValidateExpected*). */
-    static void checkAddressing(Namespace container, Result previous, String ifName) throws CniException {
-        Checks.interfaceIps(container, ifName, previous.ips());
-        Checks.routes(container, previous.routes(), IfaceConfig.Gateways.of(previous.ips()));
+    /**
+     * CHECK of the link's mode against the configuration's, in Go's words ({@code Container macvlan mode private does
+     * not match expected value: bridge}); {@code what} names the kind as Go's message does, and a null {@code actual}
+     * (the link has no such mode) reads "unknown".
+     */
+    static void checkMode(String what, Enum<?> actual, Enum<?> expected) throws CniException {
+        if (actual != expected) {
+            throw new CniException(CniError.INTERNAL, "Container " + what + " mode " + modeName(actual)
+                    + " does not match expected value: " + modeName(expected));
+        }
+    }
+
+    private static String modeName(Enum<?> mode) {
+        return mode == null ? "unknown" : mode.name().toLowerCase(Locale.ROOT);
     }
 }

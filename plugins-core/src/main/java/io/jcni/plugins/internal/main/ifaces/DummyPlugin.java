@@ -53,9 +53,7 @@ public final class DummyPlugin implements CniPlugin {
             } catch (NetlinkException e) {
                 throw NetErrors.failure("failed to fetch dummy \"" + ifName + "\"", e);
             }
-            CniResult ipam = request.ipam().add();
-            return ContainerLink.configure(request, container, ContainerLink.describe(link, request.netns()), ipam,
-                    false);
+            return ContainerLink.configureFromIpam(request, container, link, false);
         }
     }
 

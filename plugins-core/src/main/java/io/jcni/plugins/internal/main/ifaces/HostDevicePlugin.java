@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.net.Macs;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.NetErrors;
 import io.jcni.plugins.internal.net.PrevResults;
+import io.jcni.plugins.internal.net.Undos;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.PluginLog;
@@ -246,28 +247,17 @@ public final class HostDevicePlugin implements CniPlugin {
      */
     @Override
     public void del(CniRequest request) throws CniException {
-        CniException first = null;
-        if (!request.config().ipamType().isEmpty()) {
-            try {
-                request.ipam().del();
-            } catch (CniException e) {
-                first = e;
-            }
-        }
-        try {
+        ContainerLink.delete(request, new MoveOutOrRecover());
+    }
+
+    /** DEL's part for the device, after IPAM's. */
+    private final class MoveOutOrRecover implements ContainerLink.Removal {
+        @Override
+        public void remove(CniRequest request) throws CniException {
             Config config = load(request);
             if (!isDpdkIfPresent(config)) {
                 moveOutOrRecover(request, config);
             }
-        } catch (CniException e) {
-            if (first == null) {
-                first = e;
-            } else {
-                first.addSuppressed(e);
-            }
-        }
-        if (first != null) {
-            throw first;
         }
     }
 
@@ -416,9 +406,7 @@ public final class HostDevicePlugin implements CniPlugin {
     public void check(CniRequest request) throws CniException {
         Config config = load(request);
         try (Namespace container = Namespace.container(request.netns())) {
-            if (!request.config().ipamType().isEmpty()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result previous = PrevResults.require(request);
             if (!config.pciBusId().isEmpty() && devices.isDpdk(config.pciBusId())) {
                 return;
@@ -441,7 +429,7 @@ public final class HostDevicePlugin implements CniPlugin {
             }
             Checks.mac(recorded.get(), link.get(), "Interface " + request.ifName() + " Mac " + recorded.get().mac()
                     + " doesn't match container Mac: " + link.get().address());
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 
@@ -456,25 +444,19 @@ public final class HostDevicePlugin implements CniPlugin {
     }
 
     /** ADD rollback: the device back to the host, up again if it was. */
-    private static final class MoveOut implements Rollback.Undo {
-        private final Namespace container;
+    private static final class MoveOut extends Undos.InNamespace {
         private final String ifName;
         private final boolean wasUp;
 
         MoveOut(Namespace container, String ifName, boolean wasUp) {
-            this.container = container;
+            super(container);
             this.ifName = ifName;
             this.wasUp = wasUp;
         }
 
         @Override
-        public void undo() throws CniException {
-            Optional<Namespace> again = container.reopenIfPresent();
-            if (again.isEmpty()) {
-                return;
-            }
-            try (Namespace ns = again.get();
-                    Namespace host = Namespace.host()) {
+        protected void apply(Namespace ns) throws CniException {
+            try (Namespace host = Namespace.host()) {
                 Optional<Link> device = ns.nl().findLink(ifName);
                 if (device.isEmpty()) {
                     return;

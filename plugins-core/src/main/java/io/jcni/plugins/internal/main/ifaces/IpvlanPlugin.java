@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.main.ifaces;
 import io.jcni.netlink.IpvlanMode;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
+import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.PrevResults;
@@ -68,10 +69,6 @@ public final class IpvlanPlugin implements CniPlugin {
         }
     }
 
-    static String modeName(IpvlanMode mode) {
-        return mode == null ? "unknown" : mode.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     /**
      * The master: configured, else the single named interface of a prevResult (chained use; code 7 if it has more or
      * none, Go's "chained master failure"), else the default route's.
@@ -108,16 +105,15 @@ public final class IpvlanPlugin implements CniPlugin {
             Link link = ContainerLink.create(lower, container, config.linkInContainer(),
                     NewLink.ipvlan(master.index(), config.mode()), config.mtu(), null, request.ifName(),
                     request.rollback());
-            Interface iface = ContainerLink.describe(link, request.netns());
             Result result;
             if (fromPrevious) {
+                Interface iface = ContainerLink.describe(link, request.netns());
                 Result prior = previous.get();
                 List<IpConfig> ips = new ArrayList<>(prior.ips());
                 result = ContainerLink.configure(request, container, iface,
                         new Result(List.of(iface), ips, prior.routes(), prior.dns()), true);
             } else {
-                CniResult ipam = request.ipam().add();
-                result = ContainerLink.configure(request, container, iface, ipam, true);
+                result = ContainerLink.configureFromIpam(request, container, link, true);
             }
             return result.withDns(config.dns());
         }
@@ -133,20 +129,15 @@ public final class IpvlanPlugin implements CniPlugin {
         Config config = load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            if (!request.config().ipamType().isEmpty()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result previous = PrevResults.require(request);
             if (!config.master().isEmpty()) {
                 Masters.lookup(config.linkInContainer() ? container : host, config.master());
             }
             Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "ipvlan");
             IpvlanMode actual = link.info() instanceof LinkInfo.Ipvlan i ? i.mode() : null;
-            if (actual != config.mode()) {
-                throw new CniException(CniError.INTERNAL, "Container IPVlan mode " + modeName(actual)
-                        + " does not match expected value: " + modeName(config.mode()));
-            }
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            ContainerLink.checkMode("IPVlan", actual, config.mode());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

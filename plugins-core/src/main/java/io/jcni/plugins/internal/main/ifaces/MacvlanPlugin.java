@@ -4,6 +4,7 @@ import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.MacvlanMode;
+import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Macs;
 import io.jcni.plugins.internal.net.Namespace;
@@ -15,7 +16,6 @@ import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
-import io.jcni.spec.Interface;
 import io.jcni.spec.Result;
 import java.util.List;
 import java.util.Optional;
@@ -90,10 +90,6 @@ public final class MacvlanPlugin implements CniPlugin {
         }
     }
 
-    static String modeName(MacvlanMode mode) {
-        return mode == null ? "unknown" : mode.name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     @Override
     public CniResult add(CniRequest request) throws CniException {
         Config config = load(request);
@@ -105,16 +101,7 @@ public final class MacvlanPlugin implements CniPlugin {
             Link link = ContainerLink.create(lower, container, config.linkInContainer(),
                     NewLink.macvlan(master.index(), config.mode()), config.mtu(), config.mac(), request.ifName(),
                     request.rollback());
-            Interface iface = ContainerLink.describe(link, request.netns());
-            Result result;
-            if (request.config().ipamType().isEmpty()) {
-                ContainerLink.up(container, link);
-                result = new Result(List.of(iface), List.of(), List.of(), Dns.EMPTY);
-            } else {
-                CniResult ipam = request.ipam().add();
-                result = ContainerLink.configure(request, container, iface, ipam, true);
-            }
-            return result.withDns(config.dns());
+            return ContainerLink.configureFromIpam(request, container, link, true).withDns(config.dns());
         }
     }
 
@@ -128,20 +115,15 @@ public final class MacvlanPlugin implements CniPlugin {
         Config config = load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            if (!request.config().ipamType().isEmpty()) {
-                request.ipam().check();
-            }
+            IpamForwarding.check(request);
             Result previous = PrevResults.require(request);
             Namespace lower = config.linkInContainer() ? container : host;
             Link master = Masters.lookup(lower, Masters.name(config.master(), lower));
             Masters.checkMtu(config.mtu(), master);
             Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "macvlan");
             MacvlanMode actual = link.info() instanceof LinkInfo.Macvlan m ? m.mode() : null;
-            if (actual != config.mode()) {
-                throw new CniException(CniError.INTERNAL, "Container macvlan mode " + modeName(actual)
-                        + " does not match expected value: " + modeName(config.mode()));
-            }
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            ContainerLink.checkMode("macvlan", actual, config.mode());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

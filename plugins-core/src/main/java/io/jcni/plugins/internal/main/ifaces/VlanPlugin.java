@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.main.ifaces;
 
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
+import io.jcni.plugins.internal.net.Checks;
 import io.jcni.plugins.internal.net.IpamForwarding;
 import io.jcni.plugins.internal.net.Namespace;
 import io.jcni.plugins.internal.net.PrevResults;
@@ -67,10 +68,7 @@ public final class VlanPlugin implements CniPlugin {
             Link link = ContainerLink.create(lower, container, config.linkInContainer(),
                     NewLink.vlan(master.index(), config.vlanId()), config.mtu(), null, request.ifName(),
                     request.rollback());
-            CniResult ipam = request.ipam().add();
-            Result result = ContainerLink.configure(request, container,
-                    ContainerLink.describe(link, request.netns()), ipam, false);
-            return result.withDns(config.dns());
+            return ContainerLink.configureFromIpam(request, container, link, false).withDns(config.dns());
         }
     }
 
@@ -97,7 +95,7 @@ public final class VlanPlugin implements CniPlugin {
                 throw new CniException(CniError.INTERNAL, "Error: Container vlan " + request.ifName()
                         + " has MTU " + link.mtu() + ", configured " + config.mtu());
             }
-            ContainerLink.checkAddressing(container, previous, request.ifName());
+            Checks.addressing(container, previous, request.ifName());
         }
     }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # jcni against the Go reference, on this machine, in one run: the performance report of issue 7.
 #
-#   sudo benchmarks/compare.sh [--quick] [--jmh] [--n N] [--n-full N] [--suites LIST] [--no-setup] [--no-build]
+#   benchmarks/compare.sh [--quick] [--jmh] [--n N] [--n-full N] [--suites LIST] [--no-setup] [--no-build]
 #
 # 1. scripts/setup (Debian's Go plugins, Go + libcni source, hyperfine, iproute2), then the build
 #    (./mvnw -B -q package -DskipTests) and the Go peers (it/scripts/build-go-tools.sh: libcni-driver, trivial-plugin).
@@ -70,7 +70,8 @@ else
   jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}
   block=20 factor=5
 fi
-[ "$(id -u)" -eq 0 ] || die "needs root: it creates network namespaces (sudo $0 ${args[*]})"
+. "$root/scripts/as-root.sh"
+as_root "it creates network namespaces" "$root/benchmarks/compare.sh" "${args[@]}"
 
 # ---------------------------------------------------------------------------------------------- setup and build
 if $setup; then

@@ -46,10 +46,11 @@ class StartupPathTest {
         }
         assertThat(checked).noneMatch(entry -> entry.endsWith("Test.class"));
         assertThat(checked).as("the scan must see the SDK").contains("io/jcni/plugins/sdk/Skel.class",
-                "io/jcni/plugins/sdk/Rollback.class", "io/jcni/plugins/internal/sdk/NetnsIdentity.class",
-                "io/jcni/plugins/internal/ipam/HostLocalPlugin.class", "io/jcni/plugins/internal/net/Namespace.class",
+                "io/jcni/plugins/sdk/Rollback.class", "io/jcni/plugins/sdk/NetnsIdentity.class",
+                "io/jcni/plugins/internal/ipam/hostlocal/HostLocalPlugin.class",
+                "io/jcni/plugins/internal/pkg/ns/Namespace.class",
                 "io/jcni/plugins/internal/ipam/hostlocal/HostLocalStore.class",
-                "io/jcni/plugins/internal/main/BridgePlugin.class");
+                "io/jcni/plugins/internal/main/bridge/BridgePlugin.class");
         assertThat(offenders).isEmpty();
     }
 }

@@ -1,15 +1,15 @@
 package io.jcni.plugins.internal;
 
-import io.jcni.plugins.internal.ipam.HostLocalPlugin;
-import io.jcni.plugins.internal.ipam.StaticPlugin;
-import io.jcni.plugins.internal.main.BridgePlugin;
-import io.jcni.plugins.internal.main.LoopbackPlugin;
-import io.jcni.plugins.internal.main.PtpPlugin;
-import io.jcni.plugins.internal.main.ifaces.DummyPlugin;
-import io.jcni.plugins.internal.main.ifaces.HostDevicePlugin;
-import io.jcni.plugins.internal.main.ifaces.IpvlanPlugin;
-import io.jcni.plugins.internal.main.ifaces.MacvlanPlugin;
-import io.jcni.plugins.internal.main.ifaces.VlanPlugin;
+import io.jcni.plugins.internal.ipam.hostlocal.HostLocalPlugin;
+import io.jcni.plugins.internal.ipam.staticip.StaticPlugin;
+import io.jcni.plugins.internal.main.bridge.BridgePlugin;
+import io.jcni.plugins.internal.main.dummy.DummyPlugin;
+import io.jcni.plugins.internal.main.hostdevice.HostDevicePlugin;
+import io.jcni.plugins.internal.main.ipvlan.IpvlanPlugin;
+import io.jcni.plugins.internal.main.loopback.LoopbackPlugin;
+import io.jcni.plugins.internal.main.macvlan.MacvlanPlugin;
+import io.jcni.plugins.internal.main.ptp.PtpPlugin;
+import io.jcni.plugins.internal.main.vlan.VlanPlugin;
 import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;

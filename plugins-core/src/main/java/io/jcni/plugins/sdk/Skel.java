@@ -1,6 +1,5 @@
 package io.jcni.plugins.sdk;
 
-import io.jcni.plugins.internal.sdk.NetnsIdentity;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
 import io.jcni.spec.CniError;

@@ -1,7 +1,7 @@
 package io.jcni.plugins.internal.meta.tuning;
 
 import io.jcni.netlink.MacAddress;
-import io.jcni.plugins.internal.net.Macs;
+import io.jcni.plugins.internal.pkg.ip.Macs;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;

@@ -166,7 +166,7 @@ class TuningConfigTest {
                 + "{\"name\":\"veth1\",\"mac\":\"aa:aa:aa:aa:aa:aa\"},{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
                 + "\"mtu\":1500,\"sandbox\":\"/n\"}],\"ips\":[{\"address\":\"10.0.0.2/24\",\"interface\":1}]}}")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        TuningConfig tuning = new TuningConfig(tmp, java.util.List.of(), io.jcni.plugins.internal.net.Macs.parseUnicast(
+        TuningConfig tuning = new TuningConfig(tmp, java.util.List.of(), io.jcni.plugins.internal.pkg.ip.Macs.parseUnicast(
                 "C2:B0:57:49:47:F1", "mac"), 1400, null, null, -1, config.prevResult().orElseThrow());
         io.jcni.spec.Result result = (io.jcni.spec.Result) TuningPlugin.resultOf(tuning.prevResult(), tuning, "eth0");
         assertThat(result.interfaces()).containsExactly(

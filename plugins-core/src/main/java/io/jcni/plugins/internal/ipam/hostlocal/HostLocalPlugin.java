@@ -1,0 +1,293 @@
+package io.jcni.plugins.internal.ipam.hostlocal;
+
+import io.jcni.plugins.internal.pkg.ipam.IpamFields;
+import io.jcni.plugins.sdk.CniPlugin;
+import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Rollback;
+import io.jcni.spec.CniArgs;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.CniVersion;
+import io.jcni.spec.ConfigNode;
+import io.jcni.spec.Dns;
+import io.jcni.spec.GcAttachment;
+import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
+import io.jcni.spec.PluginConfig;
+import io.jcni.spec.Result;
+import io.jcni.spec.Route;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code host-local} IPAM plugin: allocates addresses from configured ranges and records them under
+ * {@code <dataDir>/<network>} in Go host-local's on-disk format (the engine is {@link HostLocalStore}).
+ *
+ * <p>Configuration ({@code ipam}), as Go's: {@code ranges} (a list of range sets, each a list of {@code {"subnet",
+ * "rangeStart", "rangeEnd", "gateway"}}; one address is allocated per range set, so a v4 and a v6 set give a
+ * dual-stack attachment); the legacy single range at the top level ({@code subnet}, {@code rangeStart}, {@code
+ * rangeEnd}, {@code gateway}), placed first; {@code routes}; {@code dataDir} (default {@code /var/lib/cni/networks});
+ * {@code resolvConf} (a resolv.conf whose nameserver, domain, search and options lines become the result's DNS).
+ * Range sets from the {@code ipRanges} capability ({@code runtimeConfig.ipRanges}) come first. Specific addresses
+ * are requested with CNI_ARGS {@code IP}, {@code args.cni.ips} and the {@code ips} capability ({@code
+ * runtimeConfig.ips}), each as an address or a CIDR (whose address part counts).
+ *
+ * <p>Differences from Go host-local 1.1.1 (besides the engine's, see its package documentation): a repeated ADD of
+ * the same (container, interface) returns the addresses it already holds instead of failing; GC (1.1.0) releases
+ * reservations of attachments not in {@code cni.dev/valid-attachments}; STATUS reports code 50 when the data directory
+ * cannot be written. Error codes follow the spec where Go returns untyped errors (999): 7 for configuration, 4 for
+ * CNI_ARGS, 5 for data directory failures; allocation failures stay 999 with Go's messages.
+ */
+public final class HostLocalPlugin implements CniPlugin {
+    /** Go host-local's default data directory. */
+    static final String DEFAULT_DATA_DIR = "/var/lib/cni/networks";
+
+    /** The configuration after every override. */
+    record Config(String network, List<List<RangeSpec>> rangeSets, List<IpAddress> requested, List<Route> routes,
+            Path dataDir, String resolvConf) {
+    }
+
+    static Config load(CniRequest request) throws CniException {
+        PluginConfig config = request.config();
+        ConfigNode ipam = IpamFields.ipam(config);
+
+        List<IpAddress> requested = new ArrayList<>();
+        CniArgs args = request.cniArgs().requireKnown(List.of("IP"));
+        Optional<String> ipArg = args.get("IP");
+        if (ipArg.isPresent() && !ipArg.get().isEmpty()) {
+            requested.add(requestedIp(ipArg.get(), "CNI_ARGS IP", CniError.INVALID_ENVIRONMENT_VARIABLES));
+        }
+        Optional<ConfigNode> argsNode = config.node().object("args");
+        if (argsNode.isPresent()) {
+            Optional<ConfigNode> cni = argsNode.get().object("cni");
+            if (cni.isPresent()) {
+                addRequested(requested, cni.get(), "ips");
+            }
+        }
+        Optional<ConfigNode> runtime = config.node().object("runtimeConfig");
+        if (runtime.isPresent()) {
+            addRequested(requested, runtime.get(), "ips");
+        }
+
+        List<List<RangeSpec>> sets = new ArrayList<>();
+        if (runtime.isPresent()) {
+            for (ConfigNode set : runtime.get().array("ipRanges")) {
+                sets.add(rangeSet(set));
+            }
+        }
+        Optional<ConfigNode> legacySubnet = ipam.field("subnet");
+        if (legacySubnet.isPresent()) {
+            sets.add(List.of(range(ipam)));
+        }
+        for (ConfigNode set : ipam.array("ranges")) {
+            sets.add(rangeSet(set));
+        }
+        if (sets.isEmpty()) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "no IP ranges specified");
+        }
+
+        String dataDirText = ipam.string("dataDir").orElse("");
+        Path dataDir;
+        try {
+            dataDir = Path.of(dataDirText.isEmpty() ? DEFAULT_DATA_DIR : dataDirText);
+        } catch (InvalidPathException e) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "ipam.dataDir: invalid path \"" + dataDirText
+                    + "\"");
+        }
+        return new Config(config.requireName(), List.copyOf(sets), List.copyOf(requested), IpamFields.routes(ipam),
+                dataDir, ipam.string("resolvConf").orElse(""));
+    }
+
+    private static void addRequested(List<IpAddress> requested, ConfigNode parent, String key) throws CniException {
+        List<String> ips = parent.stringList(key);
+        for (int i = 0; i < ips.size(); i++) {
+            requested.add(requestedIp(ips.get(i), parent.path() + "." + key + "[" + i + "]",
+                    CniError.INVALID_NETWORK_CONFIG));
+        }
+    }
+
+    /** An address as Go's {@code ip.IP} reads it: {@code 10.1.0.5} or {@code 10.1.0.5/24} (the address counts). */
+    private static IpAddress requestedIp(String text, String field, int code) throws CniException {
+        String address = text.indexOf('/') >= 0 ? IpPrefix.parse(text, field, code).address().getHostAddress() : text;
+        try {
+            return IpAddress.of(IpPrefix.parseAddress(address, field, code));
+        } catch (CniException e) {
+            throw new CniException(code, "cannot understand ip: " + e.error().msg());
+        }
+    }
+
+    private static List<RangeSpec> rangeSet(ConfigNode set) throws CniException {
+        List<RangeSpec> ranges = new ArrayList<>();
+        for (ConfigNode range : set.elements()) {
+            ranges.add(range(range));
+        }
+        return List.copyOf(ranges);
+    }
+
+    private static RangeSpec range(ConfigNode node) throws CniException {
+        node.asObject();
+        IpPrefix subnet = node.requireField("subnet").asPrefix();
+        return new RangeSpec(new io.jcni.plugins.internal.ipam.hostlocal.IpPrefix(IpAddress.of(subnet.address()),
+                subnet.prefixLength()), address(node, "rangeStart"), address(node, "rangeEnd"),
+                address(node, "gateway"));
+    }
+
+    private static IpAddress address(ConfigNode node, String key) throws CniException {
+        Optional<java.net.InetAddress> ip = node.ip(key);
+        return ip.isEmpty() ? null : IpAddress.of(ip.get());
+    }
+
+    /** The canonical range sets: Go's checks, and at most one address per family before 0.3.0. */
+    private static List<RangeSet> canonical(Config config, CniVersion version) throws CniException {
+        List<RangeSet> sets;
+        try {
+            sets = RangeSet.canonicalAll(config.rangeSets());
+        } catch (IpamException e) {
+            throw failure(e);
+        }
+        int v4 = 0;
+        int v6 = 0;
+        for (RangeSet set : sets) {
+            if (set.isV6()) {
+                v6++;
+            } else {
+                v4++;
+            }
+        }
+        if ((v4 > 1 || v6 > 1) && version.before(CniVersion.V0_3_0)) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "CNI version " + version + " does not support more than 1 address per family");
+        }
+        return sets;
+    }
+
+    // ------------------------------------------------------------------------------------------ verbs
+
+    @Override
+    public CniResult add(CniRequest request) throws CniException {
+        Config config = load(request);
+        List<RangeSet> sets = canonical(config, request.cniVersion());
+        Dns dns = config.resolvConf().isEmpty() ? Dns.EMPTY : ResolvConf.read(config.resolvConf());
+        Attachment who = attachment(request);
+        List<Allocation> allocations;
+        try (HostLocalStore store = HostLocalStore.open(config.dataDir(), config.network())) {
+            allocations = store.allocate(who, sets, config.requested(), OnExisting.REUSE);
+        } catch (IpamException e) {
+            throw failure(e);
+        }
+        boolean fresh = true;
+        List<IpConfig> ips = new ArrayList<>(allocations.size());
+        for (Allocation allocation : allocations) {
+            fresh &= !allocation.existing();
+            ips.add(new IpConfig(new IpPrefix(allocation.address().toInetAddress(),
+                    allocation.range().subnet().length()), allocation.gateway().toInetAddress()));
+        }
+        // What this ADD reserved is released if the call fails later (e.g. converting the result); what an earlier
+        // ADD of the same attachment holds is not this call's to release. (The description avoids the records'
+        // toString: its ObjectMethods bootstrap costs milliseconds at start-up.)
+        if (fresh) {
+            request.rollback().onFailure("release the addresses of " + request.containerId() + "/" + request.ifName(),
+                    new Release(config, who));
+        }
+        return new Result(List.of(), ips, config.routes(), dns);
+    }
+
+    @Override
+    public void del(CniRequest request) throws CniException {
+        Config config = load(request);
+        try (HostLocalStore store = HostLocalStore.open(config.dataDir(), config.network())) {
+            store.release(attachment(request));
+        } catch (IpamException e) {
+            throw failure(e);
+        }
+    }
+
+    @Override
+    public void check(CniRequest request) throws CniException {
+        Config config = load(request);
+        List<Reservation> found;
+        try (HostLocalStore store = HostLocalStore.open(config.dataDir(), config.network())) {
+            found = store.find(attachment(request));
+        } catch (IpamException e) {
+            throw failure(e);
+        }
+        if (found.isEmpty()) {
+            throw new CniException(CniError.INTERNAL,
+                    "host-local: Failed to find address added by container " + request.containerId());
+        }
+    }
+
+    @Override
+    public void gc(CniRequest request) throws CniException {
+        Config config = load(request);
+        List<Attachment> valid = new ArrayList<>();
+        for (GcAttachment attachment : request.config().validAttachments()) {
+            valid.add(new Attachment(attachment.containerId(), attachment.ifName()));
+        }
+        List<Reservation> released;
+        try (HostLocalStore store = HostLocalStore.open(config.dataDir(), config.network())) {
+            released = store.gc(valid);
+        } catch (IpamException e) {
+            throw failure(e);
+        }
+        if (request.log().debugEnabled()) {
+            for (Reservation reservation : released) {
+                request.log().debug("GC released " + reservation.address() + " of \"" + reservation.containerId()
+                        + "\"");
+            }
+        }
+    }
+
+    @Override
+    public void status(CniRequest request) throws CniException {
+        Config config = load(request);
+        Path dir = config.dataDir().resolve(config.network());
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException | SecurityException e) {
+            throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "host-local: cannot create " + dir + ": " + e);
+        }
+        if (!Files.isWritable(dir)) {
+            throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "host-local: " + dir + " is not writable");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    private static Attachment attachment(CniRequest request) {
+        return new Attachment(request.containerId(), request.ifName());
+    }
+
+    static CniException failure(IpamException e) {
+        int code = switch (e.reason()) {
+            case INVALID_RANGE, INVALID_ARGUMENT -> CniError.INVALID_NETWORK_CONFIG;
+            case STORE_FAILURE -> CniError.IO_FAILURE;
+            default -> CniError.INTERNAL;
+        };
+        return new CniException(code, e.getMessage());
+    }
+
+    /** Rollback step of ADD (a named class: no lambdas on the start-up path). */
+    private static final class Release implements Rollback.Undo {
+        private final Config config;
+        private final Attachment who;
+
+        Release(Config config, Attachment who) {
+            this.config = config;
+            this.who = who;
+        }
+
+        @Override
+        public void undo() throws IpamException {
+            try (HostLocalStore store = HostLocalStore.open(config.dataDir(), config.network())) {
+                store.release(who);
+            }
+        }
+    }
+}

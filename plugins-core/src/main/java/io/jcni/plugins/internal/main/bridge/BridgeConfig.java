@@ -1,0 +1,211 @@
+package io.jcni.plugins.internal.main.bridge;
+
+import io.jcni.netlink.LinkAttrs;
+import io.jcni.netlink.MacAddress;
+import io.jcni.plugins.internal.pkg.ip.Macs;
+import io.jcni.plugins.internal.pkg.ns.NetErrors;
+import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.spec.CniArgs;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.ConfigNode;
+import io.jcni.spec.Dns;
+import io.jcni.spec.PluginConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The {@code bridge} plugin's configuration, loaded as Go's {@code loadNetConf}: defaults, then the JSON, then checks,
+ * then the MAC overrides ({@code CNI_ARGS MAC}, then {@code args.cni.mac}, then the {@code mac} capability's
+ * {@code runtimeConfig.mac}; the last present wins). Keys and defaults are Go's (containernetworking/plugins 1.1.1,
+ * plus the later {@code vlanTrunk}, {@code preserveDefaultVlan}, {@code disableContainerInterface} and
+ * {@code portIsolation}).
+ *
+ * @param bridge                    {@code bridge}: the bridge to create or use, default {@code cni0}
+ * @param isGateway                 {@code isGateway}, or implied by {@code isDefaultGateway}
+ * @param isDefaultGateway          {@code isDefaultGateway}
+ * @param forceAddress              {@code forceAddress}: replace a different gateway address already on the bridge
+ * @param ipMasq                    {@code ipMasq} (refused by ADD: see {@link #refuseUnsupported()})
+ * @param mtu                       {@code mtu}, 0 for the kernel's default
+ * @param hairpinMode               {@code hairpinMode}
+ * @param promiscMode               {@code promiscMode} (on the bridge)
+ * @param vlan                      {@code vlan}: the port's access VLAN, 0 for none
+ * @param vlanTrunk                 the VLANs of {@code vlanTrunk}, sorted, no duplicates
+ * @param preserveDefaultVlan       {@code preserveDefaultVlan}, default true
+ * @param macSpoofCheck             {@code macspoofchk} (refused by ADD)
+ * @param enableDad                 {@code enabledad}
+ * @param disableContainerInterface {@code disableContainerInterface}: leave the container end down (no IPAM)
+ * @param portIsolation             {@code portIsolation}: the host end is an isolated bridge port
+ * @param mac                       the container end's MAC from the overrides, null for a random one
+ * @param dns                       the configuration's {@code dns}, which replaces IPAM's when set
+ * @param ipamType                  {@code ipam.type}, "" for a layer-2 only attachment
+ */
+record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, boolean forceAddress, boolean ipMasq,
+        int mtu, boolean hairpinMode, boolean promiscMode, int vlan, List<Integer> vlanTrunk,
+        boolean preserveDefaultVlan, boolean macSpoofCheck, boolean enableDad, boolean disableContainerInterface,
+        boolean portIsolation, MacAddress mac, Dns dns, String ipamType) {
+
+    static final String DEFAULT_BRIDGE = "cni0";
+
+    /** Whether addresses come from IPAM (Go's {@code isLayer3}). */
+    boolean layer3() {
+        return !ipamType.isEmpty();
+    }
+
+    /** Whether the bridge needs VLAN filtering ({@code vlan} or {@code vlanTrunk} set). */
+    boolean vlanFiltering() {
+        return vlan != 0 || !vlanTrunk.isEmpty();
+    }
+
+    /**
+     * Loads the configuration of {@code request}. {@code withMac}: read the MAC overrides (ADD only: DEL and CHECK do
+     * not need them, and Go's DEL failing on an unknown CNI_ARGS key would leak the attachment).
+     */
+    static BridgeConfig load(CniRequest request, boolean withMac) throws CniException {
+        PluginConfig config = request.config();
+        ConfigNode root = config.node();
+        String bridge = root.string("bridge").orElse("");
+        if (bridge.isEmpty()) {
+            bridge = DEFAULT_BRIDGE;
+        }
+        try {
+            LinkAttrs.checkName(bridge);
+        } catch (IllegalArgumentException e) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "bridge: " + e.getMessage());
+        }
+        boolean isDefaultGateway = flag(root, "isDefaultGateway", false);
+        boolean isGateway = flag(root, "isGateway", false) || isDefaultGateway;
+        int mtu = (int) root.integer("mtu", 0, 65535).orElse(0L).longValue();
+        long vlan = root.integer("vlan", Integer.MIN_VALUE, Integer.MAX_VALUE).orElse(0L);
+        if (vlan < 0 || vlan > 4094) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "invalid VLAN ID " + vlan + " (must be between 0 and 4094)");
+        }
+        List<Integer> trunk = trunk(root);
+        if (vlan > 0 && !trunk.isEmpty()) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "cannot set vlan and vlanTrunk at the same time");
+        }
+        boolean hairpin = flag(root, "hairpinMode", false);
+        boolean promisc = flag(root, "promiscMode", false);
+        if (hairpin && promisc) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "cannot set hairpin mode and promiscuous mode at the same time");
+        }
+        boolean disableContainerInterface = flag(root, "disableContainerInterface", false);
+        String ipamType = config.ipamType();
+        if (disableContainerInterface && !ipamType.isEmpty()) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "cannot use IPAM when DisableContainerInterface flag is set");
+        }
+        MacAddress mac = withMac ? mac(request, root) : null;
+        return new BridgeConfig(bridge, isGateway, isDefaultGateway, flag(root, "forceAddress", false),
+                flag(root, "ipMasq", false), mtu, hairpin, promisc, (int) vlan, trunk,
+                flag(root, "preserveDefaultVlan", true), flag(root, "macspoofchk", false),
+                flag(root, "enabledad", false), disableContainerInterface, flag(root, "portIsolation", false), mac,
+                config.dns(), ipamType);
+    }
+
+    /**
+     * ADD refuses what jcni cannot do yet, before any side effect: masquerading and MAC spoof checking are netfilter
+     * rules, which jcni will write as nftables over netlink (never by exec'ing iptables or nft); until then code 2.
+     */
+    void refuseUnsupported() throws CniException {
+        if (ipMasq) {
+            throw NetErrors.unsupported("ipMasq");
+        }
+        if (macSpoofCheck) {
+            throw NetErrors.unsupported("macspoofchk");
+        }
+    }
+
+
+    private static boolean flag(ConfigNode root, String key, boolean fallback) throws CniException {
+        return root.bool(key).orElse(fallback);
+    }
+
+    /** {@code vlanTrunk}: Go's {@code collectVlanTrunk} rules and messages, sorted and deduplicated. */
+    private static List<Integer> trunk(ConfigNode root) throws CniException {
+        TreeSet<Integer> vlans = new TreeSet<>();
+        for (ConfigNode item : root.array("vlanTrunk")) {
+            item.asObject();
+            Optional<Long> min = item.integer("minID", Integer.MIN_VALUE, Integer.MAX_VALUE);
+            Optional<Long> max = item.integer("maxID", Integer.MIN_VALUE, Integer.MAX_VALUE);
+            Optional<Long> id = item.integer("id", Integer.MIN_VALUE, Integer.MAX_VALUE);
+            if (min.isPresent() && max.isPresent()) {
+                long lo = min.get();
+                long hi = max.get();
+                if (lo <= 0 || lo > 4094) {
+                    throw trunkError("incorrect trunk minID parameter");
+                }
+                if (hi <= 0 || hi > 4094) {
+                    throw trunkError("incorrect trunk maxID parameter");
+                }
+                if (hi < lo) {
+                    throw trunkError("minID is greater than maxID in trunk parameter");
+                }
+                for (long v = lo; v <= hi; v++) {
+                    vlans.add((int) v);
+                }
+            } else if (max.isPresent()) {
+                throw trunkError("minID and maxID should be configured simultaneously, minID is missing");
+            } else if (min.isPresent()) {
+                throw trunkError("minID and maxID should be configured simultaneously, maxID is missing");
+            }
+            if (id.isPresent()) {
+                if (id.get() <= 0 || id.get() > 4094) {
+                    throw trunkError("incorrect trunk id parameter");
+                }
+                vlans.add(id.get().intValue());
+            }
+        }
+        return List.copyOf(new ArrayList<>(vlans));
+    }
+
+    private static CniException trunkError(String message) {
+        return new CniException(CniError.INVALID_NETWORK_CONFIG, message);
+    }
+
+    /** The container MAC from the overrides, in Go's order (later wins); each malformed one is an error. */
+    private static MacAddress mac(CniRequest request, ConfigNode root) throws CniException {
+        MacAddress mac = null;
+        if (!request.cniArgsText().isEmpty()) {
+            CniArgs args = request.cniArgs().requireKnown(List.of("MAC"));
+            Optional<String> text = args.get("MAC");
+            if (text.isPresent() && !text.get().isEmpty()) {
+                mac = parseMac(text.get(), "CNI_ARGS MAC", CniError.INVALID_ENVIRONMENT_VARIABLES);
+            }
+        }
+        Optional<ConfigNode> args = root.object("args");
+        if (args.isPresent()) {
+            Optional<ConfigNode> cni = args.get().object("cni");
+            if (cni.isPresent()) {
+                String text = cni.get().string("mac").orElse("");
+                if (!text.isEmpty()) {
+                    mac = parseMac(text, "args.cni.mac", CniError.INVALID_NETWORK_CONFIG);
+                }
+            }
+        }
+        Optional<ConfigNode> runtime = root.object("runtimeConfig");
+        if (runtime.isPresent()) {
+            String text = runtime.get().string("mac").orElse("");
+            if (!text.isEmpty()) {
+                mac = parseMac(text, "runtimeConfig.mac", CniError.INVALID_NETWORK_CONFIG);
+            }
+        }
+        return mac;
+    }
+
+    /**
+     * A unicast MAC in the forms Go's {@code net.ParseMAC} takes for Ethernet ({@link Macs}); refused with
+     * {@code code} (4 for CNI_ARGS, 7 for the configuration).
+     */
+    static MacAddress parseMac(String text, String field, int code) throws CniException {
+        try {
+            return Macs.parseUnicast(text, field);
+        } catch (CniException e) {
+            throw code == e.code() ? e : new CniException(code, e.error().msg(), e.error().details());
+        }
+    }
+}

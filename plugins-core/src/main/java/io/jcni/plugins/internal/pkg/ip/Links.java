@@ -1,0 +1,35 @@
+package io.jcni.plugins.internal.pkg.ip;
+
+import io.jcni.netlink.Link;
+import io.jcni.netlink.NetlinkException;
+import io.jcni.plugins.internal.pkg.ns.Namespace;
+import io.jcni.plugins.internal.pkg.ns.NetErrors;
+import io.jcni.spec.CniException;
+import io.jcni.spec.Interface;
+
+/** Link helpers of the plugins (Go's {@code pkg/ip} link helpers): a link as a result's interface, DEL's delete. */
+public final class Links {
+    private Links() {
+    }
+
+    /** The link as a result's interface: name, MAC ("" if it has none), sandbox ("" for the host). */
+    public static Interface describe(Link link, String sandbox) {
+        return new Interface(link.name(), link.address() == null ? "" : link.address().toString(), sandbox);
+    }
+
+    /**
+     * DEL's delete of the container's interface, Go's {@code ip.DelLinkByName(CNI_IFNAME)} inside CNI_NETNS: deletes
+     * {@code ifName} in {@code container} (a veth end takes its peer with it) and closes {@code container}. A link
+     * already gone is success (DEL repeated); any other failure, the closing included, names the link and the
+     * namespace's path.
+     */
+    public static void deleteAndClose(Namespace container, String ifName) throws CniException {
+        try (Namespace ns = container) {
+            ns.nl().deleteLink(ifName);
+        } catch (NetlinkException e) {
+            if (!e.isNotFound()) {
+                throw NetErrors.failure("failed to delete \"" + ifName + "\" in " + container.path(), e);
+            }
+        }
+    }
+}

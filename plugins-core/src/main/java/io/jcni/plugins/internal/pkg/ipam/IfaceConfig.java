@@ -1,0 +1,132 @@
+package io.jcni.plugins.internal.pkg.ipam;
+
+import io.jcni.netlink.IpPrefix;
+import io.jcni.netlink.Link;
+import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.Route;
+import io.jcni.netlink.Scope;
+import io.jcni.plugins.internal.pkg.ip.Gateways;
+import io.jcni.plugins.internal.pkg.ip.NetSysctls;
+import io.jcni.plugins.internal.pkg.ip.Prefixes;
+import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
+import io.jcni.plugins.internal.pkg.ns.Namespace;
+import io.jcni.plugins.internal.pkg.ns.NetBatch;
+import io.jcni.plugins.internal.pkg.ns.NetErrors;
+import io.jcni.plugins.sdk.PluginLog;
+import io.jcni.plugins.sdk.Rollback;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.IpConfig;
+import io.jcni.spec.Result;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Applies an IPAM result to an interface, as Go's {@code ipam.ConfigureIface} does, through netlink in the
+ * interface's namespace:
+ * <ol>
+ * <li>every {@code ips[]} entry whose {@code interface} index names {@code ifName} goes on the link (an index naming
+ * another interface is an error; entries without an index are skipped, as in Go);</li>
+ * <li>before the first IPv6 address, {@code disable_ipv6=0} on {@code lo} and the link (restored by the rollback if
+ * this changed it);</li>
+ * <li>the link goes up; if an IPv6 gateway is present, waits (10 s at most) until duplicate address detection is
+ * over, as Go's {@code ip.SettleAddresses}; a timeout is logged and tolerated as in Go, a failed detection (the
+ * address is in use on the link) is an error, where Go ignores it;</li>
+ * <li>every {@code routes[]} entry is added on the link, via its own {@code gw} or else via the first gateway of its
+ * family among the addresses.</li>
+ * </ol>
+ * Addresses and the link-up go to the kernel in one batch, the routes in another. Nothing here is undone except the
+ * {@code disable_ipv6} values: addresses and routes go away with the link, which the caller's rollback deletes (or
+ * for a moved device, whose owner restores it).
+ */
+public final class IfaceConfig {
+    /** Go's {@code ip.SettleAddresses(ifName, 10)}. */
+    static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(10);
+
+    private IfaceConfig() {
+    }
+
+    /**
+     * Configures {@code ifName} in {@code ns} from {@code result} (see the class comment).
+     *
+     * @return the link as it is afterwards
+     */
+    public static Link configure(Namespace ns, String ifName, Result result, Rollback rollback,
+            PluginLog log) throws CniException {
+        if (result.interfaces().isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "no interfaces to configure");
+        }
+        Link link;
+        try {
+            link = ns.nl().link(ifName);
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to lookup \"" + ifName + "\"", e);
+        }
+        List<IpConfig> mine = new ArrayList<>(result.ips().size());
+        boolean ipv6 = false;
+        for (IpConfig ip : result.ips()) {
+            Integer index = ip.interfaceIndex();
+            if (index == null) {
+                continue;
+            }
+            if (index < 0 || index >= result.interfaces().size()
+                    || !result.interfaces().get(index).name().equals(ifName)) {
+                throw new CniException(CniError.INTERNAL, "failed to add IP addr " + ip.address() + " to \"" + ifName
+                        + "\": invalid interface index " + index);
+            }
+            mine.add(ip);
+            ipv6 |= !ip.isIpv4();
+        }
+        if (ipv6) {
+            List<SysctlWrite> enable = List.of(new SysctlWrite(NetSysctls.disableIpv6("lo"), "0", false),
+                    new SysctlWrite(NetSysctls.disableIpv6(ifName), "0", false));
+            NetSysctls.exchange(ns, enable, rollback, "failed to enable IPv6 for \"" + ifName + "\"");
+        }
+        Gateways gateways = Gateways.of(mine);
+
+        NetBatch up = new NetBatch(ns.nl());
+        for (IpConfig ip : mine) {
+            up.on("failed to add IP addr " + ip.address() + " to \"" + ifName + "\"")
+                    .addAddress(link.index(), Prefixes.toNetlink(ip.address()));
+        }
+        up.on("failed to set \"" + ifName + "\" up").setUp(link.index());
+        up.execute();
+
+        if (gateways.v6() != null) {
+            settle(ns, link, log);
+        }
+
+        NetBatch routes = new NetBatch(ns.nl());
+        for (io.jcni.spec.Route r : result.routes()) {
+            InetAddress gw = r.gw() != null ? r.gw() : gateways.forDestination(r.dst());
+            IpPrefix dst = Prefixes.network(r.dst());
+            // Scope universe also without a gateway, as Go's netlink library sends it (ip would choose link).
+            Route route = Route.to(dst).dev(link.index()).via(gw).scope(Scope.UNIVERSE);
+            routes.on("failed to add route '" + dst + " via " + (gw == null ? "<nil>" : Prefixes.format(gw))
+                    + " dev " + ifName + "'").addRoute(route);
+        }
+        routes.execute();
+        try {
+            return ns.nl().link(link.index());
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to lookup \"" + ifName + "\"", e);
+        }
+    }
+
+    /** Waits for IPv6 duplicate address detection on the link (see the class comment). */
+    public static void settle(Namespace ns, Link link, PluginLog log) throws CniException {
+        try {
+            ns.nl().settleAddresses(link.index(), SETTLE_TIMEOUT);
+        } catch (NetlinkException e) {
+            if (e.errnoName().equals("ETIMEDOUT")) {
+                log.warn("link " + link.name() + " still has tentative addresses after " + SETTLE_TIMEOUT.toSeconds()
+                        + " seconds (continuing, as Go's plugins do): " + e.getMessage());
+                return;
+            }
+            throw NetErrors.failure("IPv6 duplicate address detection failed on \"" + link.name() + "\"", e);
+        }
+    }
+
+}

@@ -1,0 +1,95 @@
+package io.jcni.plugins.internal.pkg.ip;
+
+import io.jcni.plugins.testing.Worlds;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jcni.netlink.Link;
+import io.jcni.netlink.LinkAttrs;
+import io.jcni.netlink.LinkInfo;
+import io.jcni.netlink.MacAddress;
+import io.jcni.netlink.Sysctl;
+import io.jcni.plugins.testing.PluginCall;
+import io.jcni.spec.CniError;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link VethPair} between two fresh namespaces. */
+class VethPairTest {
+    private Worlds w;
+
+    @BeforeEach
+    void world() throws Exception {
+        w = Worlds.create();
+    }
+
+    @AfterEach
+    void close() {
+        if (w != null) {
+            w.close();
+        }
+    }
+
+    @Test
+    void randomNamesLookLikeGos() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            assertThat(VethPair.randomName()).matches("veth[0-9a-f]{8}");
+        }
+        assertThat(VethPair.randomName()).isNotEqualTo(VethPair.randomName());
+    }
+
+    @Test
+    void createsThePeerDirectlyInTheContainerUnderIfnameWithMtuAndMac() throws Exception {
+        AtomicReference<VethPair> made = new AtomicReference<>();
+        MacAddress mac = MacAddress.parse("0a:58:0a:01:02:03");
+        Worlds.add(r -> {
+            made.set(VethPair.create(w.host, w.container, "eth7", 1400, mac, r.rollback()));
+            return null;
+        }).ok();
+        VethPair pair = made.get();
+
+        Link host = w.host.nl().link(pair.host().name());
+        assertThat(host.name()).matches("veth[0-9a-f]{8}");
+        assertThat(host.info()).isInstanceOf(LinkInfo.Veth.class);
+        assertThat(host.isUp()).isTrue();
+        assertThat(host.mtu()).isEqualTo(1400);
+        assertThat(Sysctl.read(w.hostNs, "net/ipv6/conf/" + host.name() + "/accept_ra")).isEqualTo("0");
+
+        Link eth7 = w.container.nl().link("eth7");
+        assertThat(eth7.address()).isEqualTo(mac);
+        assertThat(eth7.mtu()).isEqualTo(1400);
+        assertThat(eth7.isUp()).as("the plugin configures the container end").isFalse();
+        assertThat(eth7.parentIndex()).as("peers of each other").isEqualTo(host.index());
+        assertThat(host.parentIndex()).isEqualTo(eth7.index());
+        assertThat(pair.container().index()).isEqualTo(eth7.index());
+        assertThat(w.host.nl().findLink("eth7")).as("never visible on the host").isEmpty();
+    }
+
+    @Test
+    void aFailedAddDeletesBothEnds() throws Exception {
+        AtomicReference<String> hostName = new AtomicReference<>();
+        CniError error = Worlds.add(r -> {
+            hostName.set(VethPair.create(w.host, w.container, "eth0", 0, null, r.rollback()).host().name());
+            throw new io.jcni.spec.CniException(CniError.INTERNAL, "later step failed");
+        }).error();
+        assertThat(error.msg()).isEqualTo("later step failed");
+        assertThat(w.host.nl().findLink(hostName.get())).isEmpty();
+        assertThat(w.container.nl().findLink("eth0")).isEmpty();
+    }
+
+    @Test
+    void anExistingContainerInterfaceIsNamedInTheError() throws Exception {
+        w.container.nl().addVeth(LinkAttrs.named("eth0"), LinkAttrs.named("other0"));
+        int hostLinks = w.host.nl().links().size();
+        PluginCall.Outcome outcome = Worlds.add(r -> {
+            VethPair.create(w.host, w.container, "eth0", 0, null, r.rollback());
+            return null;
+        });
+        CniError error = outcome.error();
+        assertThat(error.code()).isEqualTo(CniError.INTERNAL);
+        assertThat(error.msg()).isEqualTo("container veth name provided (eth0) already exists");
+        assertThat(error.details()).contains("EEXIST");
+        assertThat(w.host.nl().links()).hasSize(hostLinks);
+    }
+}

@@ -5,6 +5,7 @@ import io.jcni.spec.CniArgs;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniVersion;
+import io.jcni.spec.Command;
 import io.jcni.spec.PluginConfig;
 import java.io.OutputStream;
 import java.util.ArrayList;

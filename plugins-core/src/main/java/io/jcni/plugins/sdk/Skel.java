@@ -8,6 +8,7 @@ import io.jcni.spec.CniJson;
 import io.jcni.spec.CniNames;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.CniVersion;
+import io.jcni.spec.Command;
 import io.jcni.spec.PluginConfig;
 import io.jcni.spec.VersionInfo;
 import java.io.ByteArrayInputStream;

@@ -12,6 +12,7 @@ import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.CniVersion;
+import io.jcni.spec.Command;
 import io.jcni.spec.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

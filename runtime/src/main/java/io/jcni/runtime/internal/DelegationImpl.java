@@ -11,6 +11,7 @@ import io.jcni.runtime.internal.exec.PluginOutput;
 import io.jcni.runtime.internal.exec.ProcessRunner;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
+import io.jcni.spec.Command;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -39,7 +40,7 @@ public final class DelegationImpl implements Delegation {
 
     @Override
     public CniResult add(String type, byte[] config) throws CniException {
-        byte[] stdout = call(type, "ADD", config);
+        byte[] stdout = call(type, Command.ADD, config);
         try {
             return PluginOutput.result(stdout, PluginOutput.configVersion(config));
         } catch (PluginFailure e) {
@@ -49,29 +50,29 @@ public final class DelegationImpl implements Delegation {
 
     @Override
     public void check(String type, byte[] config) throws CniException {
-        call(type, "CHECK", config);
+        call(type, Command.CHECK, config);
     }
 
     @Override
     public void del(String type, byte[] config) throws CniException {
-        call(type, "DEL", config);
+        call(type, Command.DEL, config);
     }
 
     @Override
     public void gc(String type, byte[] config) throws CniException {
-        call(type, "GC", config);
+        call(type, Command.GC, config);
     }
 
     @Override
     public void status(String type, byte[] config) throws CniException {
-        call(type, "STATUS", config);
+        call(type, Command.STATUS, config);
     }
 
-    private byte[] call(String type, String command, byte[] config) throws CniException {
+    private byte[] call(String type, Command command, byte[] config) throws CniException {
         try {
             Path executable = PluginLocator.find(type, cniPath);
             Map<String, String> delegateEnv = new HashMap<>(env);
-            delegateEnv.put("CNI_COMMAND", command);
+            delegateEnv.put("CNI_COMMAND", command.name());
             // Reading the launcher marker costs a file read: skip it when nothing could run in-process anyway.
             Optional<String> launcherType = inProcess.types().isEmpty() ? Optional.<String>empty()
                     : JcniLaunchers.pluginType(executable);

@@ -21,6 +21,7 @@ import io.jcni.spec.CniJson;
 import io.jcni.spec.CniNames;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.CniVersion;
+import io.jcni.spec.Command;
 import io.jcni.spec.GcAttachment;
 import io.jcni.spec.Json;
 import io.jcni.spec.JsonObject;
@@ -113,7 +114,7 @@ public final class RuntimeImpl implements CniRuntime {
             CniResult result = null;
             for (PluginConfig plugin : net.plugins()) {
                 try {
-                    byte[] out = invoke(plugin.type(), "ADD", execConfig(net, plugin, result, rt), rt);
+                    byte[] out = invoke(plugin.type(), Command.ADD, execConfig(net, plugin, result, rt), rt);
                     result = PluginOutput.result(out, net.version()).convertTo(net.version());
                 } catch (PluginFailure e) {
                     throw cleanUp(net, rt, result, failed("plugin " + describe(plugin) + " failed (add): ",
@@ -151,7 +152,7 @@ public final class RuntimeImpl implements CniRuntime {
             PluginConfig plugin = net.plugins().get(i);
             String prefix = "cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ";
             try {
-                invoke(plugin.type(), "DEL", execConfig(net, plugin, prev, rt), rt);
+                invoke(plugin.type(), Command.DEL, execConfig(net, plugin, prev, rt), rt);
             } catch (PluginFailure e) {
                 clean = false;
                 failure.addSuppressed(failed(prefix, plugin.type(), e));
@@ -186,7 +187,7 @@ public final class RuntimeImpl implements CniRuntime {
             for (PluginConfig plugin : net.plugins()) {
                 String prefix = "plugin " + describe(plugin) + " failed (check): ";
                 try {
-                    invoke(plugin.type(), "CHECK", execConfig(net, plugin, cached, rt), rt);
+                    invoke(plugin.type(), Command.CHECK, execConfig(net, plugin, cached, rt), rt);
                 } catch (PluginFailure e) {
                     throw failed(prefix, plugin.type(), e);
                 } catch (CniException e) {
@@ -219,7 +220,7 @@ public final class RuntimeImpl implements CniRuntime {
             PluginConfig plugin = net.plugins().get(i);
             String prefix = "plugin " + describe(plugin) + " failed (delete): ";
             try {
-                invoke(plugin.type(), "DEL", execConfig(net, plugin, cached, rt), rt);
+                invoke(plugin.type(), Command.DEL, execConfig(net, plugin, cached, rt), rt);
             } catch (PluginFailure e) {
                 throw failed(prefix, plugin.type(), e);
             } catch (CniException e) {
@@ -264,7 +265,7 @@ public final class RuntimeImpl implements CniRuntime {
                 String prefix = "failed to GC plugin " + plugin.type() + ": ";
                 try {
                     byte[] stdin = CniJson.encode(baseConfig(net, plugin).withValidAttachments(validAttachments));
-                    invoke(plugin.type(), "GC", stdin, none);
+                    invoke(plugin.type(), Command.GC, stdin, none);
                 } catch (PluginFailure e) {
                     errors.add(failed(prefix, plugin.type(), e));
                 } catch (CniException e) {
@@ -286,7 +287,7 @@ public final class RuntimeImpl implements CniRuntime {
         for (PluginConfig plugin : net.plugins()) {
             String prefix = "plugin " + describe(plugin) + " failed (status): ";
             try {
-                invoke(plugin.type(), "STATUS", CniJson.encode(baseConfig(net, plugin)), none);
+                invoke(plugin.type(), Command.STATUS, CniJson.encode(baseConfig(net, plugin)), none);
             } catch (PluginFailure e) {
                 throw failed(prefix, plugin.type(), e);
             } catch (CniException e) {
@@ -336,7 +337,7 @@ public final class RuntimeImpl implements CniRuntime {
     public VersionInfo versionInfo(String pluginType) throws CniRuntimeException {
         // libcni's VERSION call: dummy values for plugins built on an older skel that insists on them.
         Map<String, String> env = new LinkedHashMap<>();
-        env.put("CNI_COMMAND", "VERSION");
+        env.put("CNI_COMMAND", Command.VERSION.name());
         env.put("CNI_CONTAINERID", "");
         env.put("CNI_NETNS", "dummy");
         env.put("CNI_ARGS", "");
@@ -447,9 +448,9 @@ public final class RuntimeImpl implements CniRuntime {
         return selected.isEmpty() ? JsonObject.EMPTY : JsonObject.of(selected);
     }
 
-    private byte[] invoke(String type, String command, byte[] stdin, RuntimeConf rt) throws PluginFailure {
+    private byte[] invoke(String type, Command command, byte[] stdin, RuntimeConf rt) throws PluginFailure {
         Map<String, String> env = new LinkedHashMap<>();
-        env.put("CNI_COMMAND", command);
+        env.put("CNI_COMMAND", command.name());
         env.put("CNI_CONTAINERID", rt.containerId());
         env.put("CNI_NETNS", rt.netns());
         env.put("CNI_ARGS", rt.args().toString());

@@ -5,6 +5,7 @@ import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniJson;
+import io.jcni.spec.Command;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -54,7 +55,7 @@ public final class Launcher {
 
     /** Whether a call of {@code command} goes native (every verb with a config does; VERSION and "about" do not). */
     private static boolean linksNative(String command) {
-        return command != null && !command.isEmpty() && !command.equals("VERSION");
+        return command != null && !command.isEmpty() && !command.equals(Command.VERSION.name());
     }
 
     /** A broken installation, reported the CNI way so a runtime shows it. */

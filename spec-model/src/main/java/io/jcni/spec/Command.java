@@ -1,6 +1,9 @@
-package io.jcni.plugins.sdk;
+package io.jcni.spec;
 
-/** The verbs of {@code CNI_COMMAND}. */
+/**
+ * The verbs of {@code CNI_COMMAND}, as the runtime sends them and the plugin skeleton reads them; {@link #name()} is
+ * the variable's value.
+ */
 public enum Command {
     ADD,
     DEL,

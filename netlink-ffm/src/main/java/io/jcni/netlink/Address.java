@@ -9,11 +9,15 @@ import java.util.Set;
 
 /**
  * An IP address on a link ({@code RTM_NEWADDR}; {@code ip addr}). Used both to request one and to read one back.
- * Read like {@code ip}: {@code Address.of(3, IpPrefix.parse("fd00::2/64")).flags(AddressFlag.NODAD)} is
+ * Read like {@code ip}: {@code Address.of(3, fd00_2, 64).flags(AddressFlag.NODAD)} is
  * {@code ip addr add fd00::2/64 dev <3> nodad}.
  *
+ * <p>Addresses are {@link InetAddress} values and a prefix length, never text: this module reads and prints no IP
+ * text of its own (callers parse it; {@link #toString()} uses {@link InetAddress#getHostAddress()} for messages).
+ *
  * @param index the link's index
- * @param prefix the local address with its prefix length ({@code IFA_LOCAL}, or {@code IFA_ADDRESS} for IPv6)
+ * @param address the local address, host bits kept ({@code IFA_LOCAL}, or {@code IFA_ADDRESS} for IPv6)
+ * @param prefixLength the prefix length of {@code address}: 0-32 for IPv4, 0-128 for IPv6
  * @param peer the other end of a point-to-point address ({@code ip addr add A peer P}), null if none
  * @param broadcast the IPv4 broadcast address. When requesting, null computes it from the prefix for IPv4
  *     prefixes of /30 and shorter (as Go's netlink library does); read back, null means none
@@ -21,14 +25,15 @@ import java.util.Set;
  * @param validLifetime seconds, {@link #FOREVER} for permanent
  * @param preferredLifetime seconds, {@link #FOREVER} for permanent
  */
-public record Address(int index, IpPrefix prefix, InetAddress peer, InetAddress broadcast, Scope scope,
+public record Address(int index, InetAddress address, int prefixLength, InetAddress peer, InetAddress broadcast, Scope scope,
         Set<AddressFlag> flags, String label, long validLifetime, long preferredLifetime) {
 
     /** The lifetime of a permanent address ({@code INFINITY_LIFE_TIME}, 0xFFFFFFFF). */
     public static final long FOREVER = 0xFFFF_FFFFL;
 
     public Address {
-        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(address, "address");
+        Family.requirePrefixLength(address, prefixLength);
         Objects.requireNonNull(scope, "scope");
         flags = flags.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(flags)); // enum order
         if (validLifetime < 0 || validLifetime > FOREVER || preferredLifetime < 0 || preferredLifetime > FOREVER) {
@@ -36,40 +41,40 @@ public record Address(int index, IpPrefix prefix, InetAddress peer, InetAddress 
         }
     }
 
-    /** {@code ip addr add PREFIX dev INDEX}: global scope, no flags, permanent. */
-    public static Address of(int index, IpPrefix prefix) {
-        return new Address(index, prefix, null, null, Scope.UNIVERSE, Set.of(), null, FOREVER, FOREVER);
+    /** {@code ip addr add ADDRESS/PREFIXLENGTH dev INDEX}: global scope, no flags, permanent. */
+    public static Address of(int index, InetAddress address, int prefixLength) {
+        return new Address(index, address, prefixLength, null, null, Scope.UNIVERSE, Set.of(), null, FOREVER, FOREVER);
     }
 
     public Address scope(Scope scope) {
-        return new Address(index, prefix, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
     }
 
     /** Replaces the flags, e.g. {@code flags(NODAD, NOPREFIXROUTE)}. */
     public Address flags(AddressFlag... flags) {
         Set<AddressFlag> set = flags.length == 0 ? Set.of() : EnumSet.copyOf(Arrays.asList(flags));
-        return new Address(index, prefix, peer, broadcast, scope, set, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, set, label, validLifetime, preferredLifetime);
     }
 
     public Address peer(InetAddress peer) {
-        return new Address(index, prefix, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
     }
 
     public Address broadcast(InetAddress broadcast) {
-        return new Address(index, prefix, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
     }
 
     public Address label(String label) {
-        return new Address(index, prefix, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
     }
 
     /** {@code valid_lft V preferred_lft P} in seconds. */
     public Address lifetimes(long valid, long preferred) {
-        return new Address(index, prefix, peer, broadcast, scope, flags, label, valid, preferred);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, valid, preferred);
     }
 
     public Family family() {
-        return prefix.family();
+        return Family.of(address);
     }
 
     public boolean isTentative() {
@@ -83,12 +88,12 @@ public record Address(int index, IpPrefix prefix, InetAddress peer, InetAddress 
     /** As {@code ip} would print the request: {@code 10.0.0.2/24 dev 3 scope link nodad}. */
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder(prefix.toString());
+        StringBuilder sb = new StringBuilder(address.getHostAddress()).append('/').append(prefixLength);
         if (peer != null) {
-            sb.append(" peer ").append(Inet.format(peer));
+            sb.append(" peer ").append(peer.getHostAddress());
         }
         if (broadcast != null) {
-            sb.append(" brd ").append(Inet.format(broadcast));
+            sb.append(" brd ").append(broadcast.getHostAddress());
         }
         sb.append(" dev ").append(index);
         if (!scope.equals(Scope.UNIVERSE)) {

@@ -20,8 +20,31 @@ public enum Family {
         return af;
     }
 
+    /** The family's any-address, {@code 0.0.0.0} or {@code ::}: a default route's destination. */
+    public InetAddress any() {
+        try {
+            return InetAddress.getByAddress(new byte[this == V4 ? 4 : 16]);
+        } catch (java.net.UnknownHostException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
     public static Family of(InetAddress address) {
         return address instanceof Inet4Address ? V4 : V6;
+    }
+
+    /** The number of bits of an address of this family: 32 or 128. */
+    public int bits() {
+        return this == V4 ? 32 : 128;
+    }
+
+    /** Fails unless {@code prefixLength} fits {@code address}'s family (0-32, 0-128). */
+    static void requirePrefixLength(InetAddress address, int prefixLength) {
+        int max = of(address).bits();
+        if (prefixLength < 0 || prefixLength > max) {
+            throw new IllegalArgumentException("prefix length of " + address.getHostAddress() + " must be 0-" + max
+                    + ": " + prefixLength);
+        }
     }
 
     /** The family of {@code af}, or null for any other value. */

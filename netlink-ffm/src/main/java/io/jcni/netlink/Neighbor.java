@@ -26,6 +26,6 @@ public record Neighbor(int index, InetAddress address, MacAddress mac, NeighborS
 
     @Override
     public String toString() {
-        return Inet.format(address) + " dev " + index + (mac == null ? "" : " lladdr " + mac) + " " + state;
+        return address.getHostAddress() + " dev " + index + (mac == null ? "" : " lladdr " + mac) + " " + state;
     }
 }

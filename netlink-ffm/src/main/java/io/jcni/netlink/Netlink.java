@@ -12,7 +12,7 @@ import java.util.Optional;
  *      NetlinkHandle nl = Netlink.open(container)) {
  *     nl.addVeth(LinkAttrs.named("eth0").mtu(1500), LinkAttrs.named(hostVeth).netns(hostNs));
  *     Link eth0 = nl.link("eth0");
- *     nl.addAddress(eth0.index(), IpPrefix.parse("10.22.0.5/16"));
+ *     nl.addAddress(eth0.index(), InetAddress.ofLiteral("10.22.0.5"), 16);
  *     nl.setUp(eth0.index());
  * }
  * }</pre>

@@ -117,9 +117,9 @@ public interface NetlinkOps {
     /** {@code ip addr add ADDRESS dev <index> [scope S] [flags] ...}; fails with EXISTS if already there. */
     void addAddress(Address address);
 
-    /** {@code ip addr add PREFIX dev <index>}. */
-    default void addAddress(int index, IpPrefix prefix) {
-        addAddress(Address.of(index, prefix));
+    /** {@code ip addr add ADDRESS/PREFIXLENGTH dev <index>}. */
+    default void addAddress(int index, InetAddress address, int prefixLength) {
+        addAddress(Address.of(index, address, prefixLength));
     }
 
     /** {@code ip addr replace ADDRESS dev <index> ...}: adds, or updates flags and lifetimes of an existing one. */
@@ -128,9 +128,9 @@ public interface NetlinkOps {
     /** {@code ip addr del ADDRESS dev <index>}; NOT_FOUND if absent. */
     void deleteAddress(Address address);
 
-    /** {@code ip addr del PREFIX dev <index>}. */
-    default void deleteAddress(int index, IpPrefix prefix) {
-        deleteAddress(Address.of(index, prefix));
+    /** {@code ip addr del ADDRESS/PREFIXLENGTH dev <index>}. */
+    default void deleteAddress(int index, InetAddress address, int prefixLength) {
+        deleteAddress(Address.of(index, address, prefixLength));
     }
 
     // ---- routes ------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ public record NextHop(InetAddress gateway, int index, int weight, int flags) {
 
     @Override
     public String toString() {
-        return "nexthop" + (gateway == null ? "" : " via " + Inet.format(gateway)) + " dev " + index
+        return "nexthop" + (gateway == null ? "" : " via " + gateway.getHostAddress()) + " dev " + index
                 + " weight " + weight + (flags == 0 ? "" : " flags " + flags);
     }
 }

@@ -7,11 +7,13 @@ import java.util.Objects;
 
 /**
  * A route ({@code RTM_NEWROUTE}; {@code ip route}), used both to request one and to read one back. Read like
- * {@code ip}: {@code Route.to(IpPrefix.parse("10.0.0.0/8")).via(gw).dev(3).metric(100)} is
- * {@code ip route add 10.0.0.0/8 via GW dev <3> metric 100}.
+ * {@code ip}: {@code Route.to(net10, 8).via(gw).dev(3).metric(100)} is
+ * {@code ip route add 10.0.0.0/8 via GW dev <3> metric 100}. Addresses are {@link InetAddress} values, never text
+ * (see {@link Address}).
  *
- * @param destination the destination prefix, host bits clear ({@link IpPrefix#DEFAULT_V4}/{@code DEFAULT_V6} for a
- *     default route)
+ * @param destination the destination's network address, host bits clear (the family's any-address,
+ *     {@code 0.0.0.0} or {@code ::}, for a default route)
+ * @param destinationLength the destination's prefix length, 0 for a default route
  * @param gateway the next hop's address, null for a directly connected route
  * @param outIndex the outgoing link ({@code dev}), 0 for none
  * @param metric {@code RTA_PRIORITY} ({@code metric}); 0 is the kernel's default (IPv6 then uses 1024)
@@ -27,7 +29,7 @@ import java.util.Objects;
  *     {@code outIndex} describe the single path)
  * @param flags {@code RTNH_F_*} of a single-path route (e.g. {@code RTNH_F_ONLINK} 4, {@code onlink})
  */
-public record Route(IpPrefix destination, InetAddress gateway, int outIndex, int metric, int table, Scope scope,
+public record Route(InetAddress destination, int destinationLength, InetAddress gateway, int outIndex, int metric, int table, Scope scope,
         InetAddress source, int mtu, int advmss, int protocol, int type, List<NextHop> nextHops, int flags) {
 
     /** {@code RT_TABLE_MAIN} (254). */
@@ -51,106 +53,109 @@ public record Route(IpPrefix destination, InetAddress gateway, int outIndex, int
 
     public Route {
         Objects.requireNonNull(destination, "destination");
+        Family.requirePrefixLength(destination, destinationLength);
         nextHops = List.copyOf(nextHops);
-        if (gateway != null && Family.of(gateway) != destination.family()) {
-            throw new IllegalArgumentException("gateway " + Inet.format(gateway) + " is not of the family of "
-                    + destination);
+        if (gateway != null && Family.of(gateway) != Family.of(destination)) {
+            throw new IllegalArgumentException("gateway " + gateway.getHostAddress() + " is not of the family of "
+                    + destination.getHostAddress());
         }
         if (table < 0 || type < 0 || type > 255 || protocol < 0 || protocol > 255) {
-            throw new IllegalArgumentException("bad table, type or protocol in route to " + destination);
+            throw new IllegalArgumentException("bad table, type or protocol in route to "
+                    + destination.getHostAddress());
         }
     }
 
-    /** {@code ip route add DESTINATION} in the main table, nothing else set yet. */
-    public static Route to(IpPrefix destination) {
-        return new Route(destination, null, 0, 0, TABLE_MAIN, null, null, 0, 0, PROTOCOL_BOOT, TYPE_UNICAST,
+    /** {@code ip route add DESTINATION/LENGTH} in the main table, nothing else set yet. */
+    public static Route to(InetAddress destination, int destinationLength) {
+        return new Route(destination, destinationLength, null, 0, 0, TABLE_MAIN, null, null, 0, 0, PROTOCOL_BOOT, TYPE_UNICAST,
                 List.of(), 0);
     }
 
     /** {@code ip route add default via GATEWAY}. */
     public static Route defaultVia(InetAddress gateway) {
-        return to(Family.of(gateway) == Family.V4 ? IpPrefix.DEFAULT_V4 : IpPrefix.DEFAULT_V6).via(gateway);
+        return to(Family.of(gateway).any(), 0).via(gateway);
     }
 
     public Route via(InetAddress gateway) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Route dev(int outIndex) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Route metric(int metric) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Route table(int table) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Route scope(Scope scope) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     /** {@code src ADDRESS}. */
     public Route src(InetAddress source) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Route mtu(int mtu) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Route advmss(int advmss) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     /** {@code proto N}. */
     public Route protocol(int protocol) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     /** The route type, {@code RTN_*}. */
     public Route type(int type) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     /** {@code nexthop ... nexthop ...}: an ECMP route over {@code nextHops}. */
     public Route multipath(List<NextHop> nextHops) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     /** {@code RTNH_F_*} flags, e.g. {@link #FLAG_ONLINK}. */
     public Route flags(int flags) {
-        return new Route(destination, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
                 nextHops, flags);
     }
 
     public Family family() {
-        return destination.family();
+        return Family.of(destination);
     }
 
     public boolean isDefault() {
-        return destination.prefixLength() == 0;
+        return destinationLength == 0;
     }
 
     /** As {@code ip route} prints it: {@code 10.0.0.0/8 via 10.1.0.1 dev 3 table 254 metric 100 ...}. */
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder(isDefault() ? "default" : destination.toString());
+        StringBuilder sb = isDefault() ? new StringBuilder("default")
+                : new StringBuilder(destination.getHostAddress()).append('/').append(destinationLength);
         if (gateway != null) {
-            sb.append(" via ").append(Inet.format(gateway));
+            sb.append(" via ").append(gateway.getHostAddress());
         }
         if (outIndex != 0) {
             sb.append(" dev ").append(outIndex);
@@ -165,7 +170,7 @@ public record Route(IpPrefix destination, InetAddress gateway, int outIndex, int
             sb.append(" scope ").append(scope);
         }
         if (source != null) {
-            sb.append(" src ").append(Inet.format(source));
+            sb.append(" src ").append(source.getHostAddress());
         }
         if (mtu != 0) {
             sb.append(" mtu ").append(mtu);

@@ -5,5 +5,10 @@
  * {@link io.jcni.netlink.Sysctl} reads and writes {@code /proc/sys/net} as a namespace sees it;
  * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. Every failure is a
  * {@link io.jcni.netlink.NetlinkException}.
+ *
+ * <p>IP addresses are {@link java.net.InetAddress} values and prefix lengths ({@code int}), never text: this module
+ * depends on no other jcni module and reads or prints no IP text of its own (jcni's one IP text form is spec-model's
+ * {@code IpText}). Requests print themselves for error messages as {@code ip} would, with addresses in
+ * {@link java.net.InetAddress#getHostAddress()} form ({@code 10.1.0.5}, {@code fd00:0:0:0:0:0:0:5}).
  */
 package io.jcni.netlink;

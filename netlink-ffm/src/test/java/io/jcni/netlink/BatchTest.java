@@ -27,8 +27,8 @@ class BatchTest {
         }
     }
 
-    private static IpPrefix host(int i) {
-        return IpPrefix.parse("10.20." + (i / 250) + "." + (i % 250 + 1) + "/32");
+    private static InetAddress host(int i) {
+        return Cidrs.ip("10.20." + (i / 250) + "." + (i % 250 + 1));
     }
 
     @Test
@@ -36,7 +36,7 @@ class BatchTest {
         Batch batch = t.nl.batch();
         int n = 200; // more than one 64-request chunk
         for (int i = 0; i < n; i++) {
-            batch.addAddress(v0.index(), host(i));
+            batch.addAddress(v0.index(), host(i), 32);
         }
         assertThat(batch.size()).isEqualTo(n);
         BatchResult result = batch.execute();
@@ -51,13 +51,13 @@ class BatchTest {
 
     @Test
     void aFailureInTheMiddleStopsNothingAndUndoesNothing() {
-        t.nl.addAddress(v0.index(), host(1));
+        t.nl.addAddress(v0.index(), host(1), 32);
         Batch batch = t.nl.batch();
-        batch.addAddress(v0.index(), host(0));
-        batch.addAddress(v0.index(), host(1)); // exists already
-        batch.addRoute(Route.to(IpPrefix.parse("10.30.0.0/16")).dev(v0.index()));
-        batch.deleteAddress(v0.index(), host(7)); // not there
-        batch.addAddress(v0.index(), host(2));
+        batch.addAddress(v0.index(), host(0), 32);
+        batch.addAddress(v0.index(), host(1), 32); // exists already
+        batch.addRoute(Cidrs.route("10.30.0.0/16").dev(v0.index()));
+        batch.deleteAddress(v0.index(), host(7), 32); // not there
+        batch.addAddress(v0.index(), host(2), 32);
         BatchResult result = batch.execute();
 
         assertThat(result.outcomes()).extracting(BatchResult.Outcome::succeeded)
@@ -69,9 +69,10 @@ class BatchTest {
         assertThat(failures.get(0).operation()).isEqualTo("RTM_NEWADDR 10.20.0.2/32 dev " + v0.index());
         assertThat(failures.get(1).isNotFound()).isTrue();
         assertThat(failures.get(1).operation()).startsWith("RTM_DELADDR 10.20.0.8/32");
-        assertThat(t.nl.addresses(v0.index(), Family.V4)).extracting(Address::prefix)
-                .containsExactlyInAnyOrder(host(0), host(1), host(2));
-        assertThat(t.nl.routes(Family.V4)).extracting(Route::destination).contains(IpPrefix.parse("10.30.0.0/16"));
+        assertThat(t.nl.addresses(v0.index(), Family.V4)).extracting(a -> Cidrs.of(a))
+                .containsExactlyInAnyOrder(host(0).getHostAddress() + "/32", host(1).getHostAddress() + "/32",
+                        host(2).getHostAddress() + "/32");
+        assertThat(t.nl.routes(Family.V4)).extracting(x -> Cidrs.of(x)).contains(Cidrs.canonical("10.30.0.0/16"));
         assertThatThrownBy(result::throwIfFailed).isSameAs(failures.get(0))
                 .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(failures.get(1)));
     }
@@ -82,8 +83,8 @@ class BatchTest {
         batch.addBridge(LinkAttrs.named("br0"));
         batch.addVeth(LinkAttrs.named("x0"), LinkAttrs.named("x1"));
         batch.deleteLink("x1");
-        batch.addAddress(v0.index(), host(3));
-        batch.deleteAddress(v0.index(), host(3));
+        batch.addAddress(v0.index(), host(3), 32);
+        batch.deleteAddress(v0.index(), host(3), 32);
         batch.addNeighbor(Neighbor.permanent(v0.index(), InetAddress.ofLiteral("10.20.0.9"),
                 MacAddress.parse("02:00:00:00:00:09")));
         assertThat(batch.execute().allSucceeded()).isTrue();
@@ -95,13 +96,13 @@ class BatchTest {
     @Test
     void aRequestThatFailsToEncodeIsNotQueuedAndTheBatchIsReusable() {
         Batch batch = t.nl.batch();
-        batch.addAddress(v0.index(), host(4));
+        batch.addAddress(v0.index(), host(4), 32);
         assertThatThrownBy(() -> batch.setMtu(v0.index(), 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> batch.addVeth(LinkAttrs.named("a"), LinkAttrs.named("b").up(true)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(batch.size()).isEqualTo(1);
         assertThat(batch.execute().allSucceeded()).isTrue();
-        batch.deleteAddress(v0.index(), host(4));
+        batch.deleteAddress(v0.index(), host(4), 32);
         assertThat(batch.execute().allSucceeded()).isTrue();
         assertThat(t.nl.addresses(v0.index(), Family.V4)).isEmpty();
         assertThat(batch.execute().outcomes()).isEmpty();
@@ -110,8 +111,8 @@ class BatchTest {
     @Test
     void theHandleKeepsWorkingBetweenAndAfterBatches() {
         Batch batch = t.nl.batch();
-        batch.addAddress(v0.index(), host(5));
-        t.nl.addAddress(v0.index(), host(6));
+        batch.addAddress(v0.index(), host(5), 32);
+        t.nl.addAddress(v0.index(), host(6), 32);
         assertThat(batch.execute().allSucceeded()).isTrue();
         assertThat(t.nl.addresses(v0.index(), Family.V4)).hasSize(2);
     }

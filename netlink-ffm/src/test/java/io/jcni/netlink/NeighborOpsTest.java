@@ -18,8 +18,8 @@ class NeighborOpsTest {
     void namespace() {
         t = TestNamespace.create();
         v0 = t.vethPair("v0", "v1");
-        t.nl.addAddress(v0.index(), IpPrefix.parse("10.0.0.1/24"));
-        t.nl.addAddress(Address.of(v0.index(), IpPrefix.parse("fd00::1/64")).flags(AddressFlag.NODAD));
+        t.nl.addAddress(Cidrs.address(v0.index(), "10.0.0.1/24"));
+        t.nl.addAddress(Cidrs.address(v0.index(), "fd00::1/64").flags(AddressFlag.NODAD));
     }
 
     @AfterEach
@@ -73,7 +73,7 @@ class NeighborOpsTest {
     @Test
     void filtersByLink() {
         Link v1 = t.nl.link("v1");
-        t.nl.addAddress(v1.index(), IpPrefix.parse("10.0.1.1/24"));
+        t.nl.addAddress(Cidrs.address(v1.index(), "10.0.1.1/24"));
         MacAddress mac = MacAddress.parse("02:00:00:00:00:01");
         t.nl.addNeighbor(Neighbor.permanent(v0.index(), InetAddress.ofLiteral("10.0.0.7"), mac));
         t.nl.addNeighbor(Neighbor.permanent(v1.index(), InetAddress.ofLiteral("10.0.1.7"), mac));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jcni.netlink.internal.ffm.NativeMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -47,8 +48,8 @@ class ResourceLeakTest {
         return r.exit() == 0 && m.find() ? Long.parseLong(m.group(2)) : -1;
     }
 
-    private static IpPrefix host(int i) {
-        return IpPrefix.parse("10.40." + (i % 200) + "." + (i % 250 + 1) + "/32");
+    private static InetAddress host(int i) {
+        return Cidrs.ip("10.40." + (i % 200) + "." + (i % 250 + 1));
     }
 
     @Test
@@ -56,8 +57,8 @@ class ResourceLeakTest {
         try (TestNamespace t = TestNamespace.create()) {
             Link v0 = t.vethPair("v0", "v1");
             for (int i = 0; i < 2_000; i++) { // warm up: class loading, JIT, buffers at their working size
-                t.nl.addAddress(v0.index(), host(i));
-                t.nl.deleteAddress(v0.index(), host(i));
+                t.nl.addAddress(v0.index(), host(i), 32);
+                t.nl.deleteAddress(v0.index(), host(i), 32);
             }
             t.nl.links();
             nmtOtherKb(); // the first attach of jcmd opens the JVM's attach listener socket: not ours to count
@@ -66,8 +67,8 @@ class ResourceLeakTest {
             long arenas = NativeMemory.liveArenas();
             long nmt = nmtOtherKb();
             for (int i = 0; i < 50_000; i++) {
-                t.nl.addAddress(v0.index(), host(i));
-                t.nl.deleteAddress(v0.index(), host(i));
+                t.nl.addAddress(v0.index(), host(i), 32);
+                t.nl.deleteAddress(v0.index(), host(i), 32);
                 if (i % 5_000 == 0) {
                     assertThat(t.nl.links()).hasSize(3);
                 }

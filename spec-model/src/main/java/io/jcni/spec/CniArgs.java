@@ -113,7 +113,7 @@ public final class CniArgs {
         if (value.isEmpty() || value.get().isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(IpPrefix.parseAddress(value.get(), "CNI_ARGS " + key, CniError.INVALID_ENVIRONMENT_VARIABLES));
+        return Optional.of(IpText.parseAddress(value.get(), "CNI_ARGS " + key, CniError.INVALID_ENVIRONMENT_VARIABLES));
     }
 
     /** True if {@code IgnoreUnknown} is set to a true value. */

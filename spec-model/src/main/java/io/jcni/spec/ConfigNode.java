@@ -188,7 +188,7 @@ public final class ConfigNode {
 
     /** An IP address literal. */
     public InetAddress asIp() throws CniException {
-        return IpPrefix.parseAddress(asString(), JsonCodec.where(path), valueErrorCode);
+        return IpText.parseAddress(asString(), JsonCodec.where(path), valueErrorCode);
     }
 
     /** An array of strings (none if null). */

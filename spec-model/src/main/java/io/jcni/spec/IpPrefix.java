@@ -1,6 +1,5 @@
 package io.jcni.spec;
 
-import io.jcni.spec.internal.IpText;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -8,7 +7,9 @@ import java.util.Objects;
 /**
  * An IP address with a prefix length, host bits kept: {@code 10.1.0.5/16} is the address 10.1.0.5 on the network
  * 10.1.0.0/16. This is what CNI calls a CIDR in {@code ips[].address} and {@code routes[].dst}, and what libcni's
- * {@code types.ParseCIDR} returns (it keeps the host bits that {@code net.ParseCIDR} would clear).
+ * {@code types.ParseCIDR} returns (it keeps the host bits that {@code net.ParseCIDR} would clear). jcni's one prefix
+ * type: plugins, IPAM and results use it; netlink-ffm, which knows no jcni type, takes its address and length.
+ * The address part is read and printed by {@link IpText}.
  *
  * <p><b>IPv4-mapped IPv6</b> ({@code ::ffff:a.b.c.d}) is treated as IPv4, as Go does: Go's {@code To4()} is non-nil
  * for such an address, so libcni prints {@code ::ffff:10.1.2.3/120} back as {@code 10.1.2.3/24} and calls it version
@@ -43,7 +44,7 @@ public record IpPrefix(InetAddress address, int prefixLength) {
         }
         String addressText = text.substring(0, slash);
         String lengthText = text.substring(slash + 1);
-        byte[] bytes = IpText.parse(addressText);
+        byte[] bytes = IpText.parseBytes(addressText);
         int length = parseLength(lengthText);
         if (bytes == null || length < 0) {
             throw new CniException(code, field + ": invalid CIDR \"" + text + "\"");
@@ -65,23 +66,10 @@ public record IpPrefix(InetAddress address, int prefixLength) {
         return new IpPrefix(IpText.toAddress(bytes), length);
     }
 
-    /** Parses an IP address literal; an invalid one is code 7 naming {@code field}. Never does a name lookup. */
-    public static InetAddress parseAddress(String text, String field) throws CniException {
-        return parseAddress(text, field, CniError.INVALID_NETWORK_CONFIG);
-    }
-
-    /** Parses an IP address literal, errors carrying {@code code}. IPv4-mapped IPv6 yields the IPv4 address. */
-    public static InetAddress parseAddress(String text, String field, int code) throws CniException {
-        byte[] bytes = IpText.parse(text);
-        if (bytes == null) {
-            throw new CniException(code, field + ": invalid IP address \"" + text + "\"");
-        }
-        return IpText.toAddress(bytes);
-    }
-
-    /** The text of an address as Go prints it (dotted IPv4, RFC 5952 style IPv6). */
-    public static String format(InetAddress address) {
-        return IpText.format(address);
+    /** {@code address/32} or {@code address/128}: the prefix of one host. */
+    public static IpPrefix host(InetAddress address) {
+        InetAddress normalized = normalize(address);
+        return new IpPrefix(normalized, normalized.getAddress().length * 8);
     }
 
     private static int parseLength(String text) {
@@ -105,13 +93,7 @@ public record IpPrefix(InetAddress address, int prefixLength) {
      * matter on the wire).
      */
     public static InetAddress normalize(InetAddress address) {
-        byte[] bytes = address.getAddress();
-        if (bytes.length == 16 && IpText.isMapped(bytes)) {
-            byte[] v4 = new byte[4];
-            System.arraycopy(bytes, 12, v4, 0, 4);
-            return IpText.toAddress(v4);
-        }
-        return IpText.toAddress(bytes);
+        return IpText.toAddress(address.getAddress());
     }
 
     /** True for an IPv4 prefix (including one parsed from IPv4-mapped IPv6). */
@@ -133,7 +115,7 @@ public record IpPrefix(InetAddress address, int prefixLength) {
         return IpText.toAddress(bytes);
     }
 
-    /** This prefix with the host bits cleared ({@code 10.1.0.5/16} becomes {@code 10.1.0.0/16}). */
+    /** This prefix with the host bits cleared ({@code 10.1.0.5/16} becomes {@code 10.1.0.0/16}), as routes take it. */
     public IpPrefix masked() {
         return new IpPrefix(network(), prefixLength);
     }
@@ -151,5 +133,18 @@ public record IpPrefix(InetAddress address, int prefixLength) {
     @Override
     public String toString() {
         return IpText.format(address) + "/" + prefixLength;
+    }
+
+    // Written out rather than generated: a record's generated equals/hashCode bootstrap java.lang.runtime.ObjectMethods
+    // on first call, which costs milliseconds in a plugin exec (plugins-core's ExecPathLinkageTest).
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof IpPrefix other && prefixLength == other.prefixLength
+                && address.equals(other.address);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * address.hashCode() + prefixLength;
     }
 }

@@ -22,7 +22,7 @@ class ResultCodecTest {
     }
 
     static InetAddress ip(String text) throws CniException {
-        return IpPrefix.parseAddress(text, "test");
+        return IpText.parseAddress(text, "test");
     }
 
     static IpPrefix cidr(String text) throws CniException {

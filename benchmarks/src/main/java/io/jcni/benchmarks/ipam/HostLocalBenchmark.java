@@ -4,11 +4,12 @@ import io.jcni.plugins.internal.ipam.hostlocal.Allocation;
 import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
 import io.jcni.plugins.internal.ipam.hostlocal.HostLocalStore;
 import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
-import io.jcni.plugins.internal.ipam.hostlocal.IpPrefix;
 import io.jcni.plugins.internal.ipam.hostlocal.IpamException;
 import io.jcni.plugins.internal.ipam.hostlocal.OnExisting;
 import io.jcni.plugins.internal.ipam.hostlocal.RangeSet;
 import io.jcni.plugins.internal.ipam.hostlocal.RangeSpec;
+import io.jcni.spec.CniException;
+import io.jcni.spec.IpPrefix;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -81,10 +82,10 @@ public class HostLocalBenchmark {
         Attachment someone;
 
         @Setup(Level.Trial)
-        public void fill() throws IOException, IpamException {
+        public void fill() throws IOException, IpamException, CniException {
             Path base = fs.equals("tmpfs") ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
             dataDir = Files.createTempDirectory(base, "jcni-hl-bench");
-            IpPrefix subnet = IpPrefix.parse("10.20.0.0/16").orElseThrow();
+            IpPrefix subnet = IpPrefix.parse("10.20.0.0/16", "bench");
             sets = List.of(RangeSet.canonical(List.of(RangeSpec.of(subnet))));
             Path dir = Files.createDirectories(dataDir.resolve(NETWORK));
             // 10.20.0.2 .. 10.20.255.254 (10.20.0.1 is the gateway): 65533 allocatable addresses.
@@ -94,7 +95,7 @@ public class HostLocalBenchmark {
             }
             Collections.shuffle(offsets, new Random(1));
             int count = (int) (65533L * fill / 100);
-            IpAddress network = subnet.network();
+            IpAddress network = IpAddress.of(subnet.network());
             for (int i = 0; i < count; i++) {
                 Files.writeString(dir.resolve(network.plus(offsets.get(i)).toString()), "filler-" + i + "\r\neth0",
                         StandardCharsets.US_ASCII);

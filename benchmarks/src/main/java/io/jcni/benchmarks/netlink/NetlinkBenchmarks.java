@@ -2,12 +2,12 @@ package io.jcni.benchmarks.netlink;
 
 import io.jcni.netlink.Batch;
 import io.jcni.netlink.BatchResult;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Route;
+import java.net.InetAddress;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -71,7 +71,7 @@ public class NetlinkBenchmarks {
     /** {@code 10.1.0.1/32}, deleted after each invocation. */
     @State(Scope.Thread)
     public static class OneAddress extends Namespace {
-        final IpPrefix prefix = IpPrefix.parse("10.1.0.1/32");
+        final InetAddress address = v4(10, 1, 0, 1);
         @Setup(Level.Trial)
         public void init() {
             create();
@@ -79,27 +79,27 @@ public class NetlinkBenchmarks {
 
         @TearDown(Level.Invocation)
         public void delete() {
-            nl.deleteAddress(dev, prefix);
+            nl.deleteAddress(dev, address, 32);
         }
     }
 
     /** {@value #BATCH} addresses, deleted (in one batch) after each invocation. */
     @State(Scope.Thread)
     public static class ManyAddresses extends Namespace {
-        final IpPrefix[] prefixes = new IpPrefix[BATCH];
+        final InetAddress[] addresses = new InetAddress[BATCH];
         @Setup(Level.Trial)
         public void init() {
             create();
             for (int i = 0; i < BATCH; i++) {
-                prefixes[i] = IpPrefix.parse("10.2.0." + (i + 1) + "/32");
+                addresses[i] = v4(10, 2, 0, i + 1);
             }
         }
 
         @TearDown(Level.Invocation)
         public void delete() {
             Batch b = nl.batch();
-            for (IpPrefix p : prefixes) {
-                b.deleteAddress(dev, p);
+            for (InetAddress address : addresses) {
+                b.deleteAddress(dev, address, 32);
             }
             b.execute().throwIfFailed();
         }
@@ -112,7 +112,7 @@ public class NetlinkBenchmarks {
         @Setup(Level.Trial)
         public void init() {
             create();
-            route = Route.to(IpPrefix.parse("10.200.0.0/24")).dev(dev);
+            route = Route.to(v4(10, 200, 0, 0), 24).dev(dev);
         }
 
         @TearDown(Level.Invocation)
@@ -129,7 +129,7 @@ public class NetlinkBenchmarks {
         public void init() {
             create();
             for (int i = 0; i < BATCH; i++) {
-                routes[i] = Route.to(IpPrefix.parse("10.201." + i + ".0/24")).dev(dev);
+                routes[i] = Route.to(v4(10, 201, i, 0), 24).dev(dev);
             }
         }
 
@@ -211,7 +211,7 @@ public class NetlinkBenchmarks {
     /** {@code ip addr add 10.1.0.1/32 dev v0}: one request, one acknowledgement. */
     @Benchmark
     public void addressAdd(OneAddress a) {
-        a.nl.addAddress(a.dev, a.prefix);
+        a.nl.addAddress(a.dev, a.address, 32);
     }
 
     /** 64 address adds in one batch: one send, 64 acknowledgements. */
@@ -219,8 +219,8 @@ public class NetlinkBenchmarks {
     @OperationsPerInvocation(BATCH)
     public BatchResult addressAddBatched(ManyAddresses a) {
         Batch b = a.nl.batch();
-        for (IpPrefix p : a.prefixes) {
-            b.addAddress(a.dev, p);
+        for (InetAddress address : a.addresses) {
+            b.addAddress(a.dev, address, 32);
         }
         return b.execute();
     }
@@ -274,5 +274,14 @@ public class NetlinkBenchmarks {
             b.deleteLink(name);
         }
         return b.execute();
+    }
+
+    /** The IPv4 address a.b.c.d, from its bytes (netlink-ffm reads no IP text). */
+    static InetAddress v4(int a, int b, int c, int d) {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) a, (byte) b, (byte) c, (byte) d});
+        } catch (java.net.UnknownHostException impossible) {
+            throw new IllegalStateException(impossible);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.jcni.it.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,6 +14,7 @@ import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchRule;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ResolvedModule;
+import java.net.InetAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,6 +122,45 @@ class ArchitectureTest {
                 .orShould().callMethodWhere(JavaCall.Predicates.target(HasOwner.Predicates.With.owner(
                         JavaClass.Predicates.equivalentTo(Runtime.class))).and(
                         JavaCall.Predicates.target(HasName.Predicates.name("exec"))))
+                .check(all);
+    }
+
+    /** The JDK's text-to-address entry points (each reads literals; getByName/getAllByName also resolve names). */
+    private static final List<String> TEXT_TO_ADDRESS = List.of("getByName", "getAllByName", "ofLiteral",
+            "ofPosixLiteral");
+
+    @Test
+    void onlySpecModelsIpTextReadsIpAddressText() {
+        // Control: the importer sees calls to InetAddress's static factories (IpText builds addresses from bytes).
+        assertThat(all.get("io.jcni.spec.IpText").getMethodCallsFromSelf())
+                .anyMatch(call -> call.getTargetOwner().isAssignableTo(InetAddress.class)
+                        && call.getName().equals("getByAddress"));
+        noClasses().should().callMethodWhere(JavaCall.Predicates.target(HasOwner.Predicates.With.owner(
+                JavaClass.Predicates.assignableTo(InetAddress.class))).and(JavaCall.Predicates.target(
+                HasName.Predicates.nameMatching(String.join("|", TEXT_TO_ADDRESS)))))
+                .because("IP text is read in one place, io.jcni.spec.IpText (Go's net.ParseIP rules, no resolver)")
+                .check(all);
+    }
+
+    @Test
+    void addressesArePrintedByIpTextOutsideNetlinkMessages() {
+        // Control: netlink-ffm prints addresses in its request texts (InetAddress#getHostAddress), and is allowed to.
+        assertThat(byModule.get(NETLINK).get("io.jcni.netlink.Route").getMethodCallsFromSelf())
+                .anyMatch(call -> call.getName().equals("getHostAddress"));
+        noClasses().that().resideOutsideOfPackage(NETLINK + "..")
+                .should().callMethodWhere(JavaCall.Predicates.target(HasOwner.Predicates.With.owner(
+                        JavaClass.Predicates.assignableTo(InetAddress.class))).and(JavaCall.Predicates.target(
+                        HasName.Predicates.name("getHostAddress"))))
+                .because("results, files and messages print addresses as Go does, through io.jcni.spec.IpText")
+                .check(all);
+    }
+
+    @Test
+    void oneIpPrefixClassAcrossTheModules() {
+        assertThat(all.contain("io.jcni.spec.IpPrefix")).as("control: the importer sees the prefix class").isTrue();
+        classes().that().haveSimpleNameEndingWith("Prefix").should().haveFullyQualifiedName("io.jcni.spec.IpPrefix")
+                .because("an address with a prefix length is io.jcni.spec.IpPrefix everywhere; netlink-ffm, which"
+                        + " knows no jcni type, takes an InetAddress and an int")
                 .check(all);
     }
 

@@ -1,8 +1,6 @@
 package io.jcni.it.support;
 
-import io.jcni.netlink.Address;
 import io.jcni.netlink.Family;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.Netlink;
@@ -10,7 +8,7 @@ import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Route;
 import io.jcni.netlink.Sysctl;
-import java.net.InetAddress;
+import io.jcni.spec.IpText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -90,8 +88,8 @@ public final class NetlinkView implements AutoCloseable {
 
     /** The link's addresses as prefixes ({@code 10.1.2.3/24}), link-local ones left out; {@code family} null: all. */
     public List<String> addresses(String link, Family family) {
-        return nl.addresses(nl.link(link).index(), family).stream().map(Address::prefix)
-                .filter(p -> !p.address().isLinkLocalAddress()).map(Object::toString).toList();
+        return nl.addresses(nl.link(link).index(), family).stream().filter(a -> !a.address().isLinkLocalAddress())
+                .map(a -> IpText.format(a.address()) + "/" + a.prefixLength()).toList();
     }
 
     /** Routes of the main table as {@code dst via gw dev NAME}, via and dev left out when absent. */
@@ -107,9 +105,10 @@ public final class NetlinkView implements AutoCloseable {
         }
         List<String> out = new ArrayList<>();
         for (Route r : routes) {
-            StringBuilder s = new StringBuilder(r.destination().toString());
+            StringBuilder s = new StringBuilder(IpText.format(r.destination())).append('/')
+                    .append(r.destinationLength());
             if (r.gateway() != null) {
-                s.append(" via ").append(format(r.gateway()));
+                s.append(" via ").append(IpText.format(r.gateway()));
             }
             if (r.outIndex() != 0) {
                 s.append(" dev ").append(nl.findLink(r.outIndex()).map(Link::name).orElse("?"));
@@ -117,11 +116,6 @@ public final class NetlinkView implements AutoCloseable {
             out.add(s.toString());
         }
         return out;
-    }
-
-    private static String format(InetAddress address) {
-        String text = IpPrefix.host(address).toString();
-        return text.substring(0, text.indexOf('/'));
     }
 
     /** A sysctl of this namespace, read from inside it. */

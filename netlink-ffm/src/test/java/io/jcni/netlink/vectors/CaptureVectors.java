@@ -1,8 +1,7 @@
 package io.jcni.netlink.vectors;
 
-import io.jcni.netlink.Address;
 import io.jcni.netlink.AddressFlag;
-import io.jcni.netlink.IpPrefix;
+import io.jcni.netlink.Cidrs;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.MacvlanMode;
@@ -102,15 +101,15 @@ public final class CaptureVectors {
                 nl.setHairpin(v1, true);
                 nl.addMacvlan(LinkAttrs.named("mv0").address(MacAddress.parse("02:00:00:00:00:13")), v0,
                         MacvlanMode.PRIVATE);
-                nl.addAddress(v0, IpPrefix.parse("10.1.0.1/24"));
-                nl.addAddress(Address.of(v0, IpPrefix.parse("10.2.0.1/32")).peer(InetAddress.ofLiteral("10.2.0.2"))
+                nl.addAddress(Cidrs.address(v0, "10.1.0.1/24"));
+                nl.addAddress(Cidrs.address(v0, "10.2.0.1/32").peer(InetAddress.ofLiteral("10.2.0.2"))
                         .scope(io.jcni.netlink.Scope.LINK).label("v0:p"));
-                nl.addAddress(Address.of(v0, IpPrefix.parse("fd00::1/64")).flags(AddressFlag.NODAD,
+                nl.addAddress(Cidrs.address(v0, "fd00::1/64").flags(AddressFlag.NODAD,
                         AddressFlag.NOPREFIXROUTE));
-                nl.addAddress(Address.of(br0, IpPrefix.parse("fd01::1/64")).flags(AddressFlag.NODAD));
-                nl.addRoute(Route.to(IpPrefix.parse("10.5.0.0/16")).via(InetAddress.ofLiteral("10.1.0.2"))
+                nl.addAddress(Cidrs.address(br0, "fd01::1/64").flags(AddressFlag.NODAD));
+                nl.addRoute(Cidrs.route("10.5.0.0/16").via(InetAddress.ofLiteral("10.1.0.2"))
                         .metric(7).table(100).src(InetAddress.ofLiteral("10.1.0.1")).mtu(1300).advmss(1200));
-                nl.addRoute(Route.to(IpPrefix.parse("10.6.0.0/16")).multipath(List.of(
+                nl.addRoute(Cidrs.route("10.6.0.0/16").multipath(List.of(
                         NextHop.via(InetAddress.ofLiteral("10.1.0.2"), v0).weight(3),
                         NextHop.via(InetAddress.ofLiteral("10.1.0.3"), v0))));
                 nl.addRoute(Route.defaultVia(InetAddress.ofLiteral("fd01::fe")).dev(br0).metric(10));
@@ -129,7 +128,7 @@ public final class CaptureVectors {
                 capture(rec, out, "neighbors", () -> nl.neighbors(null, 0), enter, "ip", "-j", "neigh", "show");
                 rec.datagrams.clear();
                 try {
-                    nl.addAddress(v0, IpPrefix.parse("10.1.0.1/24"));
+                    nl.addAddress(Cidrs.address(v0, "10.1.0.1/24"));
                 } catch (NetlinkException e) {
                     write(out.resolve("error-eexist.hex"), rec.datagrams);
                     Files.writeString(out.resolve("error-eexist.txt"), e.getMessage() + "\n");

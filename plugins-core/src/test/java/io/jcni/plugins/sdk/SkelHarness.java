@@ -7,6 +7,7 @@ import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
 import java.io.ByteArrayOutputStream;
@@ -83,7 +84,7 @@ final class SkelHarness {
 
     static InetAddress ip(String text) {
         try {
-            return IpPrefix.parseAddress(text, "test");
+            return IpText.parseAddress(text, "test");
         } catch (CniException e) {
             throw new AssertionError(e);
         }

@@ -6,9 +6,10 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.CniVersion;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
+import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
-import io.jcni.spec.Interface;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Json;
 import io.jcni.spec.JsonArray;
 import io.jcni.spec.JsonNumber;
@@ -299,7 +300,7 @@ public final class ResultCodec {
 
     private static void putAddress(LinkedHashMap<String, Json> out, String key, InetAddress address) {
         if (address != null) {
-            out.put(key, Json.of(IpPrefix.format(address)));
+            out.put(key, Json.of(IpText.format(address)));
         }
     }
 

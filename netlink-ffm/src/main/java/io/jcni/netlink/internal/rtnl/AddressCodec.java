@@ -1,9 +1,9 @@
 package io.jcni.netlink.internal.rtnl;
 
+import static io.jcni.netlink.internal.wire.Offsets.IFADDRMSG_IFA_FLAGS;
 import static io.jcni.netlink.internal.wire.Offsets.IFADDRMSG_SIZE;
 import static io.jcni.netlink.internal.wire.Offsets.IFA_CACHEINFO_SIZE;
 import static io.jcni.netlink.internal.wire.Offsets.IFA_FAMILY;
-import static io.jcni.netlink.internal.wire.Offsets.IFADDRMSG_IFA_FLAGS;
 import static io.jcni.netlink.internal.wire.Offsets.IFA_INDEX;
 import static io.jcni.netlink.internal.wire.Offsets.IFA_PREFERED;
 import static io.jcni.netlink.internal.wire.Offsets.IFA_PREFIXLEN;
@@ -15,7 +15,6 @@ import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
 import io.jcni.netlink.Address;
 import io.jcni.netlink.AddressFlag;
 import io.jcni.netlink.Family;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Scope;
 import io.jcni.netlink.internal.wire.AttrCursor;
 import io.jcni.netlink.internal.wire.IfAddrH;
@@ -48,9 +47,9 @@ public final class AddressCodec {
      */
     public static void newAddress(MessageWriter w, Address a) {
         int flags = AddressFlag.bits(a.flags());
-        int prefixLength = a.prefix().prefixLength();
+        int prefixLength = a.prefixLength();
         ifaddr(w, a.family().af(), prefixLength, flags & 0xff, a.scope().value(), a.index());
-        InetAddress local = a.prefix().address();
+        InetAddress local = a.address();
         w.address(IfAddrH.IFA_LOCAL, local);
         w.address(IfAddrH.IFA_ADDRESS, a.peer() != null ? a.peer() : local);
         if (a.family() == Family.V4) {
@@ -77,9 +76,9 @@ public final class AddressCodec {
 
     /** {@code RTM_DELADDR} body: header, {@code IFA_LOCAL} and {@code IFA_ADDRESS}. */
     public static void deleteAddress(MessageWriter w, Address a) {
-        ifaddr(w, a.family().af(), a.prefix().prefixLength(), 0, 0, a.index());
-        w.address(IfAddrH.IFA_LOCAL, a.prefix().address());
-        w.address(IfAddrH.IFA_ADDRESS, a.peer() != null ? a.peer() : a.prefix().address());
+        ifaddr(w, a.family().af(), a.prefixLength(), 0, 0, a.index());
+        w.address(IfAddrH.IFA_LOCAL, a.address());
+        w.address(IfAddrH.IFA_ADDRESS, a.peer() != null ? a.peer() : a.address());
     }
 
     /** The all-ones-host-part address of {@code address/prefixLength} (IPv4). */
@@ -141,7 +140,7 @@ public final class AddressCodec {
             throw new MalformedMessageException("RTM_NEWADDR without IFA_LOCAL or IFA_ADDRESS");
         }
         InetAddress peer = local != null && address != null && !address.equals(local) ? address : null;
-        return new Address(index, new IpPrefix(mine, prefixLength), peer, broadcast, Scope.of(scope),
+        return new Address(index, mine, prefixLength, peer, broadcast, Scope.of(scope),
                 AddressFlag.of(flags), label, Math.min(valid, Address.FOREVER), Math.min(preferred, Address.FOREVER));
     }
 }

@@ -135,7 +135,8 @@ public final class HandleImpl extends Ops implements NetlinkHandle {
             for (Address a : addresses(index, Family.V6)) {
                 if (a.isDadFailed()) {
                     throw new NetlinkException("settle addresses dev " + index, Errno.EADDRINUSE,
-                            "duplicate address detection failed for " + a.prefix(), null);
+                            "duplicate address detection failed for " + a.address().getHostAddress() + "/"
+                                    + a.prefixLength(), null);
                 }
                 if (a.isTentative()) {
                     tentative.add(a);

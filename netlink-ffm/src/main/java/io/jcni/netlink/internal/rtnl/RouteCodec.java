@@ -17,7 +17,6 @@ import static io.jcni.netlink.internal.wire.Offsets.RTNH_IFINDEX;
 import static io.jcni.netlink.internal.wire.Offsets.RTNH_LEN;
 
 import io.jcni.netlink.Family;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.NextHop;
 import io.jcni.netlink.Route;
 import io.jcni.netlink.Scope;
@@ -77,10 +76,9 @@ public final class RouteCodec {
     }
 
     private static void body(MessageWriter w, Route r, int protocol, int scope, boolean metrics) {
-        IpPrefix dst = r.destination();
-        rtmsg(w, r.family().af(), dst.prefixLength(), r.table(), protocol, scope, r.type(), r.flags());
-        if (dst.prefixLength() > 0) {
-            w.address(RtnetlinkH.RTA_DST, dst.address());
+        rtmsg(w, r.family().af(), r.destinationLength(), r.table(), protocol, scope, r.type(), r.flags());
+        if (r.destinationLength() > 0) {
+            w.address(RtnetlinkH.RTA_DST, r.destination());
         }
         w.u32(RtnetlinkH.RTA_TABLE, r.table());
         if (r.gateway() != null) {
@@ -183,10 +181,9 @@ public final class RouteCodec {
                 default -> { }
             }
         }
-        IpPrefix destination = dst != null ? new IpPrefix(dst, dstLength)
-                : (family == Family.V4 ? IpPrefix.DEFAULT_V4 : IpPrefix.DEFAULT_V6);
-        return new Route(destination, gateway, oif, metric, table, Scope.of(scope), source, mtu, advmss, protocol,
-                type, hops, flags);
+        InetAddress destination = dst != null ? dst : family.any();
+        return new Route(destination, dst != null ? dstLength : 0, gateway, oif, metric, table, Scope.of(scope),
+                source, mtu, advmss, protocol, type, hops, flags);
     }
 
     private static List<NextHop> nextHops(ByteBuffer b, int start, int end) {

@@ -2,9 +2,8 @@ package io.jcni.netlink.internal.rtnl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jcni.netlink.Address;
 import io.jcni.netlink.BridgeVlan;
-import io.jcni.netlink.IpPrefix;
+import io.jcni.netlink.Cidrs;
 import io.jcni.netlink.IpvlanFlag;
 import io.jcni.netlink.IpvlanMode;
 import io.jcni.netlink.Link;
@@ -61,7 +60,7 @@ class WireVectorsTest {
                 0800 0800 00000000                     # IFA_FLAGS 0
                 """);
         assertThat(encode(RtnetlinkH.RTM_NEWADDR, 0x01020304,
-                w -> AddressCodec.newAddress(w, Address.of(7, IpPrefix.parse("10.1.2.3/24"))))).isEqualTo(expected);
+                w -> AddressCodec.newAddress(w, Cidrs.address(7, "10.1.2.3/24")))).isEqualTo(expected);
     }
 
     @Test
@@ -99,7 +98,7 @@ class WireVectorsTest {
                   1000 00 00 04000000                  #   rtnexthop: len 16, weight 1, ifindex 4
                   0800 0500 0a000102                   #     RTA_GATEWAY 10.0.1.2
                 """);
-        Route r = Route.to(IpPrefix.parse("10.7.0.0/16")).multipath(List.of(
+        Route r = Cidrs.route("10.7.0.0/16").multipath(List.of(
                 NextHop.via(InetAddress.ofLiteral("10.0.0.2"), 3).weight(2),
                 NextHop.via(InetAddress.ofLiteral("10.0.1.2"), 4)));
         assertThat(encode(RtnetlinkH.RTM_NEWROUTE, 5, w -> RouteCodec.newRoute(w, r))).isEqualTo(expected);
@@ -118,7 +117,7 @@ class WireVectorsTest {
                   0800 0200 78050000                   #   RTAX_MTU 1400
                   0800 0800 b0040000                   #   RTAX_ADVMSS 1200
                 """);
-        Route r = Route.to(IpPrefix.parse("fd05::/48")).via(InetAddress.ofLiteral("fd00::2")).metric(300).table(1000)
+        Route r = Cidrs.route("fd05::/48").via(InetAddress.ofLiteral("fd00::2")).metric(300).table(1000)
                 .mtu(1400).advmss(1200);
         assertThat(encode(RtnetlinkH.RTM_NEWROUTE, 6, w -> RouteCodec.newRoute(w, r))).isEqualTo(expected);
     }

@@ -11,7 +11,7 @@ public record Allocation(int rangeSetIndex, IpAddress address, IpRange range, bo
 
     /** {@code address/prefixLength}, as the CNI result's {@code ips[].address} writes it. */
     public String cidr() {
-        return address + "/" + range.subnet().length();
+        return address + "/" + range.subnet().prefixLength();
     }
 
     public IpAddress gateway() {

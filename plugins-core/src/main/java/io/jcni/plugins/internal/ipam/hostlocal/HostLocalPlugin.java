@@ -14,6 +14,7 @@ import io.jcni.spec.Dns;
 import io.jcni.spec.GcAttachment;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.PluginConfig;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
@@ -114,9 +115,11 @@ public final class HostLocalPlugin implements CniPlugin {
 
     /** An address as Go's {@code ip.IP} reads it: {@code 10.1.0.5} or {@code 10.1.0.5/24} (the address counts). */
     private static IpAddress requestedIp(String text, String field, int code) throws CniException {
-        String address = text.indexOf('/') >= 0 ? IpPrefix.parse(text, field, code).address().getHostAddress() : text;
+        if (text.indexOf('/') >= 0) {
+            return IpAddress.of(IpPrefix.parse(text, field, code).address());
+        }
         try {
-            return IpAddress.of(IpPrefix.parseAddress(address, field, code));
+            return IpAddress.of(IpText.parseAddress(text, field, code));
         } catch (CniException e) {
             throw new CniException(code, "cannot understand ip: " + e.error().msg());
         }
@@ -133,9 +136,7 @@ public final class HostLocalPlugin implements CniPlugin {
     private static RangeSpec range(ConfigNode node) throws CniException {
         node.asObject();
         IpPrefix subnet = node.requireField("subnet").asPrefix();
-        return new RangeSpec(new io.jcni.plugins.internal.ipam.hostlocal.IpPrefix(IpAddress.of(subnet.address()),
-                subnet.prefixLength()), address(node, "rangeStart"), address(node, "rangeEnd"),
-                address(node, "gateway"));
+        return new RangeSpec(subnet, address(node, "rangeStart"), address(node, "rangeEnd"), address(node, "gateway"));
     }
 
     private static IpAddress address(ConfigNode node, String key) throws CniException {
@@ -186,7 +187,7 @@ public final class HostLocalPlugin implements CniPlugin {
         for (Allocation allocation : allocations) {
             fresh &= !allocation.existing();
             ips.add(new IpConfig(new IpPrefix(allocation.address().toInetAddress(),
-                    allocation.range().subnet().length()), allocation.gateway().toInetAddress()));
+                    allocation.range().subnet().prefixLength()), allocation.gateway().toInetAddress()));
         }
         // What this ADD reserved is released if the call fails later (e.g. converting the result); what an earlier
         // ADD of the same attachment holds is not this call's to release. (The description avoids the records'

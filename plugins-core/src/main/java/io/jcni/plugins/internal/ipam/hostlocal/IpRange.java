@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
 import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
+import io.jcni.spec.IpPrefix;
 import java.util.Objects;
 
 /**
@@ -31,38 +32,45 @@ public record IpRange(IpPrefix subnet, IpAddress rangeStart, IpAddress rangeEnd,
      */
     public static IpRange canonical(RangeSpec spec) throws IpamException {
         IpPrefix subnet = spec.subnet();
-        IpAddress net = subnet.address();
-        if (subnet.length() > net.bitLength() - 2) {
+        int length = subnet.prefixLength();
+        IpAddress net = IpAddress.of(subnet.address());
+        if (length > net.bitLength() - 2) {
             throw invalid("Network " + subnet + " too small to allocate from");
         }
-        if (!net.equals(subnet.network())) {
-            throw invalid("Network has host bits set. For a subnet mask of length " + subnet.length()
-                    + " the network address is " + subnet.network());
+        if (!net.equals(net.masked(length))) {
+            throw invalid("Network has host bits set. For a subnet mask of length " + length
+                    + " the network address is " + net.masked(length));
         }
         IpAddress gateway = spec.gateway();
         if (gateway == null) {
             gateway = net.next();
-        } else if (!subnet.contains(gateway)) {
+        } else if (!contains(subnet, gateway)) {
             throw invalid("gateway " + gateway + " not in network " + subnet);
         }
         IpAddress start = spec.rangeStart();
         IpAddress configuredEnd = spec.rangeEnd();
         if (start == null) {
             start = net.next();
-        } else if (!subnet.contains(start) || (configuredEnd != null && configuredEnd.v6() == start.v6()
+        } else if (!contains(subnet, start) || (configuredEnd != null && configuredEnd.v6() == start.v6()
                 && start.compareTo(configuredEnd) > 0)) {
             throw invalid("RangeStart " + start + " not in network " + subnet);
         }
         IpAddress end = configuredEnd;
         if (end == null) {
-            end = subnet.last();
+            end = net.lastInPrefix(length);
             if (end.isV4()) {
                 end = IpAddress.v4((int) end.low() - 1);
             }
-        } else if (!subnet.contains(end) || end.compareTo(start) < 0) {
+        } else if (!contains(subnet, end) || end.compareTo(start) < 0) {
             throw invalid("RangeEnd " + end + " not in network " + subnet);
         }
         return new IpRange(subnet, start, end, gateway);
+    }
+
+    /** Whether {@code ip} lies in {@code subnet} (same family, same network bits). */
+    private static boolean contains(IpPrefix subnet, IpAddress ip) {
+        IpAddress net = IpAddress.of(subnet.address());
+        return ip.v6() == net.v6() && ip.masked(subnet.prefixLength()).equals(net.masked(subnet.prefixLength()));
     }
 
     private static IpamException invalid(String message) {

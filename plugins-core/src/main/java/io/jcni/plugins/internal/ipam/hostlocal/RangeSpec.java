@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.spec.IpPrefix;
 import java.util.Objects;
 
 /**

@@ -12,6 +12,7 @@ import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.PluginConfig;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
@@ -63,7 +64,7 @@ public final class StaticPlugin implements CniPlugin {
             for (String item : gatewayArg.get().split(",", -1)) {
                 InetAddress gateway;
                 try {
-                    gateway = IpPrefix.parseAddress(item.strip(), "CNI_ARGS GATEWAY",
+                    gateway = IpText.parseAddress(item.strip(), "CNI_ARGS GATEWAY",
                             CniError.INVALID_ENVIRONMENT_VARIABLES);
                 } catch (CniException e) {
                     throw new CniException(CniError.INVALID_ENVIRONMENT_VARIABLES, "invalid gateway address: " + item);
@@ -151,11 +152,11 @@ public final class StaticPlugin implements CniPlugin {
             }
             if (found == null) {
                 throw new CniException(CniError.FIRST_PLUGIN_SPECIFIC, "static: Failed to find addr "
-                        + IpPrefix.format(wanted.address().address()) + " on interface " + request.ifName());
+                        + IpText.format(wanted.address().address()) + " on interface " + request.ifName());
             }
             if (wanted.gateway() != null && !wanted.gateway().equals(found.gateway())) {
                 throw new CniException(CniError.FIRST_PLUGIN_SPECIFIC, "static: Failed to match addr "
-                        + IpPrefix.format(found.address().address()) + " on interface " + request.ifName());
+                        + IpText.format(found.address().address()) + " on interface " + request.ifName());
             }
         }
     }

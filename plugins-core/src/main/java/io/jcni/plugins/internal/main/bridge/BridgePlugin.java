@@ -3,7 +3,6 @@ package io.jcni.plugins.internal.main.bridge;
 import io.jcni.netlink.Address;
 import io.jcni.netlink.BridgeVlan;
 import io.jcni.netlink.Family;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
@@ -32,6 +31,7 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
 import java.net.InetAddress;
@@ -189,7 +189,7 @@ public final class BridgePlugin implements CniPlugin {
     }
 
     /** Go's {@code calcGatewayIP}: the network address plus one. */
-    static InetAddress firstAddress(io.jcni.spec.IpPrefix address) {
+    static InetAddress firstAddress(IpPrefix address) {
         byte[] b = address.network().getAddress();
         for (int i = b.length - 1; i >= 0; i--) {
             b[i]++;
@@ -204,10 +204,10 @@ public final class BridgePlugin implements CniPlugin {
         }
     }
 
-    private static io.jcni.spec.IpPrefix defaultDestination(boolean v4) {
+    private static IpPrefix defaultDestination(boolean v4) {
         byte[] zero = new byte[v4 ? 4 : 16];
         try {
-            return new io.jcni.spec.IpPrefix(InetAddress.getByAddress(zero), 0);
+            return new IpPrefix(InetAddress.getByAddress(zero), 0);
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException(e);
         }
@@ -330,11 +330,11 @@ public final class BridgePlugin implements CniPlugin {
      */
     private static void ensureGatewayAddress(Namespace host, Link link, IpPrefix gateway, boolean force,
             String ownPort, Rollback rollback) throws CniException {
-        Family family = gateway.family();
+        Family family = Family.of(gateway.address());
         try {
             for (Address existing : host.nl().addresses(link.index(), family)) {
-                IpPrefix a = existing.prefix();
-                if (Prefixes.same(a, gateway)) {
+                IpPrefix a = Prefixes.of(existing);
+                if (a.equals(gateway)) {
                     return;
                 }
                 if (a.address().isLinkLocalAddress()) {
@@ -347,13 +347,13 @@ public final class BridgePlugin implements CniPlugin {
                                 + "\" already has an IP address different from " + gateway,
                                 "it has " + a + "; set forceAddress to replace it");
                     }
-                    host.nl().deleteAddress(link.index(), a);
+                    host.nl().deleteAddress(link.index(), existing.address(), existing.prefixLength());
                     rollback.onFailure("restore address " + a + " on " + link.name(),
-                            new RestoreAddress(host, link.name(), a));
+                            new RestoreAddress(host, link.name(), existing));
                 }
             }
             try {
-                host.nl().addAddress(link.index(), gateway);
+                host.nl().addAddress(link.index(), gateway.address(), gateway.prefixLength());
                 rollback.onFailure("remove gateway " + gateway + " from " + link.name() + " unless other ports use it",
                         new RemoveGatewayIfUnused(host, link.name(), gateway, ownPort));
             } catch (NetlinkException e) {
@@ -634,19 +634,22 @@ public final class BridgePlugin implements CniPlugin {
     /** Puts back an address that {@code forceAddress} replaced. */
     private static final class RestoreAddress extends Undos.InNamespace {
         private final String link;
-        private final IpPrefix address;
+        private final InetAddress address;
+        private final int prefixLength;
 
-        RestoreAddress(Namespace host, String link, IpPrefix address) {
+        /** {@code removed} as the kernel reported it: its address and length go back unchanged. */
+        RestoreAddress(Namespace host, String link, Address removed) {
             super(host);
             this.link = link;
-            this.address = address;
+            this.address = removed.address();
+            this.prefixLength = removed.prefixLength();
         }
 
         @Override
         protected void apply(Namespace ns) {
             Optional<Link> found = ns.nl().findLink(link);
             if (found.isPresent()) {
-                ns.nl().addAddress(found.get().index(), address);
+                ns.nl().addAddress(found.get().index(), address, prefixLength);
             }
         }
 

@@ -6,6 +6,7 @@ import io.jcni.netlink.NetNs;
 import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
+import io.jcni.plugins.internal.pkg.ip.Prefixes;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
@@ -16,6 +17,7 @@ import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -50,12 +52,12 @@ public final class LoopbackPlugin implements CniPlugin {
             IpPrefix v4 = null;
             IpPrefix v6 = null;
             for (Address address : nl.addresses(lo.index(), null)) {
-                InetAddress ip = address.prefix().address();
+                InetAddress ip = address.address();
                 if (!ip.isLoopbackAddress()) {
                     throw new CniException(CniError.INTERNAL,
-                            "loopback interface found with non-loopback address \"" + ip.getHostAddress() + "\"");
+                            "loopback interface found with non-loopback address \"" + IpText.format(ip) + "\"");
                 }
-                IpPrefix prefix = new IpPrefix(ip, address.prefix().prefixLength());
+                IpPrefix prefix = Prefixes.of(address);
                 if (ip instanceof Inet4Address) {
                     v4 = v4 == null ? prefix : v4;
                 } else {

@@ -1,11 +1,9 @@
 package io.jcni.plugins.internal.main.ptp;
 
 import io.jcni.netlink.Address;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.NetlinkException;
-import io.jcni.netlink.Route;
 import io.jcni.netlink.Scope;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Links;
@@ -28,6 +26,8 @@ import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.InetAddress;
 import java.util.List;
@@ -122,14 +122,14 @@ public final class PtpPlugin implements CniPlugin {
     private static void routeThroughGateway(Namespace container, Link link, List<IpConfig> ips) throws CniException {
         NetBatch batch = new NetBatch(container.nl());
         for (IpConfig ip : ips) {
-            IpPrefix network = Prefixes.network(ip.address());
+            IpPrefix network = ip.address().masked();
             InetAddress self = ip.address().address();
             batch.on("failed to delete route " + network + " dev " + link.name())
-                    .deleteRoute(Route.to(network).dev(link.index()));
-            batch.on("failed to add route " + Prefixes.format(ip.gateway()) + " dev " + link.name())
-                    .addRoute(Route.to(IpPrefix.host(ip.gateway())).dev(link.index()).scope(Scope.LINK).src(self));
-            batch.on("failed to add route " + network + " via " + Prefixes.format(ip.gateway()))
-                    .addRoute(Route.to(network).via(ip.gateway()).dev(link.index()).scope(Scope.UNIVERSE).src(self));
+                    .deleteRoute(Prefixes.routeTo(network).dev(link.index()));
+            batch.on("failed to add route " + IpText.format(ip.gateway()) + " dev " + link.name())
+                    .addRoute(Prefixes.hostRoute(ip.gateway()).dev(link.index()).scope(Scope.LINK).src(self));
+            batch.on("failed to add route " + network + " via " + IpText.format(ip.gateway()))
+                    .addRoute(Prefixes.routeTo(network).via(ip.gateway()).dev(link.index()).scope(Scope.UNIVERSE).src(self));
         }
         batch.execute();
     }
@@ -140,12 +140,12 @@ public final class PtpPlugin implements CniPlugin {
         for (IpConfig ip : ips) {
             IpPrefix gateway = IpPrefix.host(ip.gateway());
             addresses.on("failed to add IP addr " + gateway + " to veth " + link.name())
-                    .addAddress(link.index(), gateway);
+                    .addAddress(link.index(), gateway.address(), gateway.prefixLength());
         }
         addresses.execute();
         for (IpConfig ip : ips) {
             try {
-                host.nl().addRoute(Route.to(IpPrefix.host(ip.address().address())).dev(link.index())
+                host.nl().addRoute(Prefixes.hostRoute(ip.address().address()).dev(link.index())
                         .scope(Scope.HOST));
             } catch (NetlinkException e) {
                 if (!e.isExists()) {
@@ -206,7 +206,7 @@ public final class PtpPlugin implements CniPlugin {
     private static boolean holdsGateway(Namespace host, Link link, List<IpConfig> ips) {
         for (Address address : host.nl().addresses(link.index(), null)) {
             for (IpConfig ip : ips) {
-                if (ip.gateway() != null && address.prefix().address().equals(ip.gateway())) {
+                if (ip.gateway() != null && address.address().equals(ip.gateway())) {
                     return true;
                 }
             }
@@ -244,11 +244,11 @@ public final class PtpPlugin implements CniPlugin {
             for (IpConfig ip : result.ips()) {
                 boolean found = false;
                 for (Address address : addresses) {
-                    found |= ip.gateway() != null && address.prefix().address().equals(ip.gateway());
+                    found |= ip.gateway() != null && address.address().equals(ip.gateway());
                 }
                 if (!found && ip.gateway() != null) {
                     throw new CniException(CniError.INTERNAL, "ptp: host end " + peer.get().name()
-                            + " lacks the gateway address " + Prefixes.format(ip.gateway()));
+                            + " lacks the gateway address " + IpText.format(ip.gateway()));
                 }
             }
         } catch (NetlinkException e) {

@@ -2,7 +2,6 @@ package io.jcni.plugins.internal.pkg.ip;
 
 import io.jcni.netlink.Address;
 import io.jcni.netlink.Family;
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
@@ -14,6 +13,8 @@ import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.InetAddress;
 import java.util.List;
@@ -45,17 +46,17 @@ public final class Checks {
             for (IpConfig ip : ips) {
                 boolean found = false;
                 for (Address address : addresses) {
-                    found |= Prefixes.same(address.prefix(), ip.address());
+                    found |= Prefixes.of(address).equals(ip.address());
                 }
                 if (!found) {
                     throw new CniException(CniError.INTERNAL,
                             "Failed to match addr " + ip.address() + " on interface " + ifName,
                             ifName + " in " + ns + " does not hold " + ip.address());
                 }
-                IpPrefix network = Prefixes.network(ip.address());
-                if (!hasRoute(ns.mainRoutes(Prefixes.family(ip.address())), network, null, false)) {
+                IpPrefix network = ip.address().masked();
+                if (!hasRoute(ns.mainRoutes(Family.of(ip.address().address())), network, null, false)) {
                     throw new CniException(CniError.INTERNAL, "Failed to find Gateway "
-                            + (ip.gateway() == null ? "<nil>" : Prefixes.format(ip.gateway())) + " for interface "
+                            + IpText.format(ip.gateway()) + " for interface "
                             + ifName, "no route to " + network + " in " + ns);
                 }
             }
@@ -82,7 +83,7 @@ public final class Checks {
                 } else {
                     table = v6 == null ? v6 = ns.mainRoutes(Family.V6) : v6;
                 }
-                IpPrefix dst = Prefixes.network(expected.dst());
+                IpPrefix dst = expected.dst().masked();
                 boolean found;
                 if (dst.prefixLength() == 0) {
                     found = hasRoute(table, dst, null, false);
@@ -94,7 +95,7 @@ public final class Checks {
                 }
                 if (!found) {
                     throw new CniException(CniError.INTERNAL, "Expected Route {Dst:" + dst + " GW:"
-                            + (expected.gw() == null ? "<nil>" : Prefixes.format(expected.gw()))
+                            + IpText.format(expected.gw())
                             + "} not found in routing table", "the main table of " + ns + " has no such route");
                 }
             }
@@ -116,7 +117,7 @@ public final class Checks {
     /** Whether {@code table} has a route to {@code dst}; with {@code matchGateway}, via exactly {@code gateway}. */
     static boolean hasRoute(List<Route> table, IpPrefix dst, InetAddress gateway, boolean matchGateway) {
         for (Route route : table) {
-            if (!Prefixes.same(route.destination(), dst)) {
+            if (!Prefixes.destination(route).equals(dst)) {
                 continue;
             }
             if (!matchGateway || (gateway == null ? route.gateway() == null : gateway.equals(route.gateway()))) {

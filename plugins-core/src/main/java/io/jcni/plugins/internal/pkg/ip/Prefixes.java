@@ -1,50 +1,47 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.netlink.Family;
-import io.jcni.netlink.IpPrefix;
+import io.jcni.netlink.Address;
+import io.jcni.netlink.Route;
+import io.jcni.spec.IpPrefix;
 import java.net.InetAddress;
 
-/** Between the CNI data model's prefixes ({@code io.jcni.spec.IpPrefix}) and netlink's ({@code io.jcni.netlink}). */
+/**
+ * The plugins' edge to netlink-ffm for prefixes. netlink-ffm knows no jcni type: it takes and returns an
+ * {@link InetAddress} and a prefix length. The plugins work with spec-model's {@link IpPrefix}; these convert, so
+ * that every comparison and every printed prefix uses the data model's (Go's) rules.
+ */
 public final class Prefixes {
     private Prefixes() {
     }
 
-    /** The same address and length, for netlink (host bits kept). */
-    public static IpPrefix toNetlink(io.jcni.spec.IpPrefix prefix) {
-        return new IpPrefix(prefix.address(), prefix.prefixLength());
+    /**
+     * An address read from the kernel as a prefix, host bits kept. An IPv4-mapped IPv6 address (the kernel accepts
+     * {@code ::ffff:a.b.c.d} on a link) is read as Go's {@code net.IPNet} reads it: IPv4, its prefix length counting
+     * the last 32 bits only.
+     */
+    public static IpPrefix of(Address address) {
+        return of(address.address(), address.prefixLength());
     }
 
-    /** The same address and length, for results. */
-    public static io.jcni.spec.IpPrefix toSpec(IpPrefix prefix) {
-        return new io.jcni.spec.IpPrefix(prefix.address(), prefix.prefixLength());
+    /** A route's destination as a prefix ({@code 0.0.0.0/0} or {@code ::/0} for a default route). */
+    public static IpPrefix destination(Route route) {
+        return of(route.destination(), route.destinationLength());
     }
 
-    /** An address as Go prints it ({@code 10.1.0.1}, {@code fd00::1}). */
-    public static String format(InetAddress address) {
-        return io.jcni.spec.IpPrefix.format(address);
+    /** {@code ip route add NETWORK}: a route to the network of {@code prefix} (host bits cleared, as routes take it). */
+    public static Route routeTo(IpPrefix prefix) {
+        IpPrefix network = prefix.masked();
+        return Route.to(network.address(), network.prefixLength());
     }
 
-    /** {@code address/32} or {@code address/128}. */
-    public static IpPrefix host(InetAddress address) {
-        return IpPrefix.host(address);
+    /** {@code ip route add ADDRESS/32} (or {@code /128}): a route to one host. */
+    public static Route hostRoute(InetAddress address) {
+        return routeTo(IpPrefix.host(address));
     }
 
-    /** The network of {@code prefix}: host bits cleared, as a route destination. */
-    public static IpPrefix network(io.jcni.spec.IpPrefix prefix) {
-        return toNetlink(prefix).masked();
-    }
-
-    public static Family family(io.jcni.spec.IpPrefix prefix) {
-        return prefix.isIpv4() ? Family.V4 : Family.V6;
-    }
-
-    /** Same address and length (records' equals would bootstrap ObjectMethods on the start-up path). */
-    public static boolean same(IpPrefix a, IpPrefix b) {
-        return a.prefixLength() == b.prefixLength() && a.address().equals(b.address());
-    }
-
-    /** Same address and length across the two models. */
-    public static boolean same(IpPrefix a, io.jcni.spec.IpPrefix b) {
-        return a.prefixLength() == b.prefixLength() && a.address().equals(b.address());
+    private static IpPrefix of(InetAddress address, int prefixLength) {
+        int bits = address.getAddress().length * 8;
+        int mappedBits = IpPrefix.normalize(address).getAddress().length * 8;
+        return new IpPrefix(address, Math.max(0, prefixLength - (bits - mappedBits)));
     }
 }

@@ -1,6 +1,5 @@
 package io.jcni.plugins.internal.pkg.ipam;
 
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.Route;
@@ -17,6 +16,8 @@ import io.jcni.plugins.sdk.Rollback;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -89,7 +90,7 @@ public final class IfaceConfig {
         NetBatch up = new NetBatch(ns.nl());
         for (IpConfig ip : mine) {
             up.on("failed to add IP addr " + ip.address() + " to \"" + ifName + "\"")
-                    .addAddress(link.index(), Prefixes.toNetlink(ip.address()));
+                    .addAddress(link.index(), ip.address().address(), ip.address().prefixLength());
         }
         up.on("failed to set \"" + ifName + "\" up").setUp(link.index());
         up.execute();
@@ -101,10 +102,10 @@ public final class IfaceConfig {
         NetBatch routes = new NetBatch(ns.nl());
         for (io.jcni.spec.Route r : result.routes()) {
             InetAddress gw = r.gw() != null ? r.gw() : gateways.forDestination(r.dst());
-            IpPrefix dst = Prefixes.network(r.dst());
+            IpPrefix dst = r.dst().masked();
             // Scope universe also without a gateway, as Go's netlink library sends it (ip would choose link).
-            Route route = Route.to(dst).dev(link.index()).via(gw).scope(Scope.UNIVERSE);
-            routes.on("failed to add route '" + dst + " via " + (gw == null ? "<nil>" : Prefixes.format(gw))
+            Route route = Prefixes.routeTo(dst).dev(link.index()).via(gw).scope(Scope.UNIVERSE);
+            routes.on("failed to add route '" + dst + " via " + IpText.format(gw)
                     + " dev " + ifName + "'").addRoute(route);
         }
         routes.execute();

@@ -1,10 +1,10 @@
 package io.jcni.plugins.internal.pkg.ns;
 
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.spec.IpPrefix;
 import java.util.List;
 import java.util.Optional;
 
@@ -90,7 +90,7 @@ public final class Undos {
         protected void apply(Namespace open) {
             Optional<Link> found = open.nl().findLink(link);
             if (found.isPresent()) {
-                open.nl().deleteAddress(found.get().index(), prefix);
+                open.nl().deleteAddress(found.get().index(), prefix.address(), prefix.prefixLength());
             }
         }
 

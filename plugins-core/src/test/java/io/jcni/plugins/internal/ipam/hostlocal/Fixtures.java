@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.spec.IpPrefix;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +20,11 @@ final class Fixtures {
     }
 
     static IpPrefix prefix(String s) {
-        return IpPrefix.parse(s).orElseThrow(() -> new IllegalArgumentException(s));
+        try {
+            return IpPrefix.parse(s, "test");
+        } catch (io.jcni.spec.CniException e) {
+            throw new IllegalArgumentException(s, e);
+        }
     }
 
     /** A range set of whole subnets, e.g. {@code set("10.1.0.0/24")}. */

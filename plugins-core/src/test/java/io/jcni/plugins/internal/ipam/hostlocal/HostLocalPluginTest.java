@@ -8,7 +8,7 @@ import io.jcni.plugins.testing.PluginCall;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.IpConfig;
-import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.LegacyResult;
 import io.jcni.spec.Result;
 import java.io.IOException;
@@ -68,7 +68,7 @@ class HostLocalPluginTest {
         Path resolv = Files.writeString(tmp.resolve("resolv.conf"), "nameserver 10.60.0.53\nsearch example\n");
         Result result = add("c1", conf("1.0.0", ranges("10.60.0.0/24") + ",\"routes\":[{\"dst\":\"0.0.0.0/0\"},"
                 + "{\"dst\":\"192.168.0.0/16\",\"gw\":\"10.60.0.254\"}],\"resolvConf\":\"" + resolv + "\""));
-        assertThat(result.ips()).extracting(ip -> ip.address() + " gw " + IpPrefix.format(ip.gateway()))
+        assertThat(result.ips()).extracting(ip -> ip.address() + " gw " + IpText.format(ip.gateway()))
                 .containsExactly("10.60.0.2/24 gw 10.60.0.1");
         assertThat(result.ips()).allMatch(ip -> ip.interfaceIndex() == null);
         assertThat(result.routes()).extracting(r -> r.dst().toString()).containsExactly("0.0.0.0/0",
@@ -101,7 +101,7 @@ class HostLocalPluginTest {
     void theLegacyTopLevelRangeComesFirst() throws Exception {
         Result result = add("c1", conf("1.0.0", "\"subnet\":\"10.63.0.0/24\",\"rangeStart\":\"10.63.0.100\","
                 + "\"rangeEnd\":\"10.63.0.110\",\"gateway\":\"10.63.0.254\"," + ranges("fd63::/64")));
-        assertThat(result.ips()).extracting(ip -> ip.address() + " " + IpPrefix.format(ip.gateway()))
+        assertThat(result.ips()).extracting(ip -> ip.address() + " " + IpText.format(ip.gateway()))
                 .containsExactly("10.63.0.100/24 10.63.0.254", "fd63::2/64 fd63::1");
     }
 

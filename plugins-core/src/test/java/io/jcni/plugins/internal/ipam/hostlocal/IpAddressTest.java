@@ -3,61 +3,11 @@ package io.jcni.plugins.internal.ipam.hostlocal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;
-import java.util.Optional;
 import java.util.Random;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
+/** host-local's 128-bit address arithmetic; its text is spec-model's {@code IpText} (tested there). */
 class IpAddressTest {
-
-    /** Expected values printed by Go 1.19's net.ParseIP(s).String() (the Go that built Debian's host-local 1.1.1). */
-    @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(nullValues = "nil", value = {
-        "10.1.2.3, 10.1.2.3",
-        "0.0.0.0, 0.0.0.0",
-        "255.255.255.255, 255.255.255.255",
-        "fd00::2, fd00::2",
-        "FD00:0:0:0:0:0:0:2, fd00::2",
-        "2001:db8:0:0:1:0:0:1, 2001:db8::1:0:0:1",
-        "2001:db8:0:1:1:1:1:1, 2001:db8:0:1:1:1:1:1",
-        "::, ::",
-        "::1, ::1",
-        "1::, 1::",
-        "::ffff:10.1.2.3, 10.1.2.3",
-        "::10.1.2.3, ::a01:203",
-        "1:2:3:4:5:6:1.2.3.4, 1:2:3:4:5:6:102:304",
-        "0:0:1:0:0:0:1:0, 0:0:1::1:0",
-        "fe80::0001, fe80::1",
-        "00000001::, 1::",
-        "2001:DB8::A:B, 2001:db8::a:b",
-        "1:2:3:4:5:6:7::, 1:2:3:4:5:6:7:0",
-        "::ffff:0:0, 0.0.0.0",
-        "64:ff9b::1.2.3.4, 64:ff9b::102:304",
-        "1:0:0:2:0:0:0:3, 1:0:0:2::3",
-        "::0:0:0, ::",
-        "010.0.0.1, nil",
-        "1.2.3, nil",
-        "1.2.3.4.5, nil",
-        "256.1.1.1, nil",
-        "fe80::1%eth0, nil",
-        ":::, nil",
-        "1:2:3:4:5:6:7:8:9, nil",
-        "1::2::3, nil",
-        "abc, nil",
-        "::1:2:3:4:5:6:7:8, nil",
-        "1:2:3:4:5:6:7:8::, nil",
-        "1.2.3.4:5, nil",
-        "::1.2.3, nil",
-        "1:2:3:4:5:6:7:1.2.3.4, nil",
-        "0.0.0.00, nil",
-        "1.2.3.04, nil",
-        "12345::, nil",
-        "'', nil",
-    })
-    void parsesAndPrintsLikeGo(String in, String goString) {
-        assertThat(IpAddress.parse(in).map(IpAddress::toString)).isEqualTo(Optional.ofNullable(goString));
-    }
 
     @Test
     void roundTripsThroughTextBytesAndInetAddress() throws Exception {

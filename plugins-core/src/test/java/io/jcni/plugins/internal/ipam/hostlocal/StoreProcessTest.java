@@ -39,9 +39,11 @@ class StoreProcessTest {
 
     /** A JVM running StoreWorker from the classes this test runs from. */
     private Process worker(String... args) throws IOException {
-        // The store locks with flock(2) through netlink-ffm, so the worker needs it and its native-access grant.
+        // The store locks with flock(2) through netlink-ffm, so the worker needs it and its native-access grant; its
+        // addresses print through spec-model's IpText.
         String cp = location(StoreWorker.class) + java.io.File.pathSeparator + location(HostLocalStore.class)
-                + java.io.File.pathSeparator + location(io.jcni.netlink.FileLocks.class);
+                + java.io.File.pathSeparator + location(io.jcni.netlink.FileLocks.class)
+                + java.io.File.pathSeparator + location(io.jcni.spec.IpText.class);
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "-XX:TieredStopAtLevel=1", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED",
                 "--illegal-native-access=deny", "-cp", cp, StoreWorker.class.getName()));

@@ -12,6 +12,7 @@ import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
 import java.util.List;
@@ -180,7 +181,7 @@ class BridgeConfigTest {
     }
 
     static java.net.InetAddress ip(String text) throws CniException {
-        return IpPrefix.parseAddress(text, "t");
+        return IpText.parseAddress(text, "t");
     }
 
     @Test
@@ -192,9 +193,9 @@ class BridgeConfigTest {
         Result out = BridgePlugin.withGateways(new Result(List.of(new Interface("a", "", "")), List.of(), List.of(),
                 Dns.EMPTY), ipam, c);
         assertThat(out.ips()).extracting(i -> i.interfaceIndex() + " " + i.address() + " "
-                + IpPrefix.format(i.gateway())).containsExactly("2 10.1.2.9/24 10.1.2.1", "2 fd00:1::9/64 fd00:1::fe",
+                + IpText.format(i.gateway())).containsExactly("2 10.1.2.9/24 10.1.2.1", "2 fd00:1::9/64 fd00:1::fe",
                 "2 10.3.0.9/16 10.3.0.1");
-        assertThat(out.routes()).extracting(r -> r.dst() + " " + (r.gw() == null ? "-" : IpPrefix.format(r.gw())))
+        assertThat(out.routes()).extracting(r -> r.dst() + " " + (r.gw() == null ? "-" : IpText.format(r.gw())))
                 .containsExactly("10.9.0.0/16 -", "0.0.0.0/0 10.1.2.1", "::/0 fd00:1::fe");
     }
 
@@ -216,7 +217,7 @@ class BridgeConfigTest {
 
     @Test
     void theFirstAddressOfASubnetIsGosGateway() throws Exception {
-        assertThat(IpPrefix.format(BridgePlugin.firstAddress(p("10.1.255.200/23")))).isEqualTo("10.1.254.1");
-        assertThat(IpPrefix.format(BridgePlugin.firstAddress(p("fd00::ffff/112")))).isEqualTo("fd00::1");
+        assertThat(IpText.format(BridgePlugin.firstAddress(p("10.1.255.200/23")))).isEqualTo("10.1.254.1");
+        assertThat(IpText.format(BridgePlugin.firstAddress(p("fd00::ffff/112")))).isEqualTo("fd00::1");
     }
 }

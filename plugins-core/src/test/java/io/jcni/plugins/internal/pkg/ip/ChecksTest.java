@@ -1,7 +1,5 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
-import io.jcni.plugins.testing.Worlds;
 import static io.jcni.plugins.testing.Addresses.ip;
 import static io.jcni.plugins.testing.Addresses.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.Route;
+import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
@@ -75,29 +75,29 @@ class ChecksTest {
     @Test
     void aMissingAddressIsNamed() {
         int eth0 = w.container.nl().link("eth0").index();
-        w.container.nl().deleteAddress(eth0, io.jcni.netlink.IpPrefix.parse("fd00:1::5/64"));
+        w.container.nl().deleteAddress(eth0, ip("fd00:1::5"), 64);
         assertThatThrownBy(this::checkAll).isInstanceOf(CniException.class)
                 .satisfies(msg("Failed to match addr fd00:1::5/64 on interface eth0"));
     }
 
     @Test
     void aMissingRouteIsNamed() {
-        w.container.nl().deleteRoute(Route.to(io.jcni.netlink.IpPrefix.parse("192.168.0.0/16")));
+        w.container.nl().deleteRoute(Prefixes.routeTo(prefix("192.168.0.0/16")));
         assertThatThrownBy(this::checkAll).isInstanceOf(CniException.class)
                 .satisfies(msg("Expected Route {Dst:192.168.0.0/16 GW:10.1.0.254} not found in routing table"));
     }
 
     @Test
     void aRouteViaAnotherGatewayDoesNotCount() {
-        w.container.nl().replaceRoute(Route.to(io.jcni.netlink.IpPrefix.parse("192.168.0.0/16"))
-                .via(io.jcni.netlink.IpPrefix.parse("10.1.0.253").address()).dev(w.container.nl().link("eth0").index()));
+        w.container.nl().replaceRoute(Prefixes.routeTo(prefix("192.168.0.0/16"))
+                .via(ip("10.1.0.253")).dev(w.container.nl().link("eth0").index()));
         assertThatThrownBy(this::checkAll).isInstanceOf(CniException.class)
                 .hasMessageContaining("192.168.0.0/16");
     }
 
     @Test
     void aMissingDefaultRouteIsNamed() {
-        w.container.nl().deleteRoute(Route.to(io.jcni.netlink.IpPrefix.DEFAULT_V4));
+        w.container.nl().deleteRoute(Prefixes.routeTo(prefix("0.0.0.0/0")));
         assertThatThrownBy(this::checkAll).isInstanceOf(CniException.class)
                 .satisfies(msg("Expected Route {Dst:0.0.0.0/0 GW:<nil>} not found in routing table"));
     }

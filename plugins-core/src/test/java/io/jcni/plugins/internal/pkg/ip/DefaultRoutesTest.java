@@ -1,12 +1,12 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.plugins.testing.Worlds;
+import static io.jcni.plugins.testing.Addresses.ip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.Route;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import org.junit.jupiter.api.AfterEach;
@@ -39,17 +39,17 @@ class DefaultRoutesTest {
 
     @Test
     void theIpv4DefaultRoutesLinkWins() throws Exception {
-        w.host.nl().addAddress(index("uplink1"), IpPrefix.parse("192.0.2.2/24"));
-        w.host.nl().addAddress(index("uplink0"), IpPrefix.parse("fd00:9::2/64"));
-        w.host.nl().addRoute(Route.defaultVia(IpPrefix.parse("fd00:9::1").address()).dev(index("uplink0")));
-        w.host.nl().addRoute(Route.defaultVia(IpPrefix.parse("192.0.2.1").address()).dev(index("uplink1")));
+        w.host.nl().addAddress(index("uplink1"), ip("192.0.2.2"), 24);
+        w.host.nl().addAddress(index("uplink0"), ip("fd00:9::2"), 64);
+        w.host.nl().addRoute(Route.defaultVia(ip("fd00:9::1")).dev(index("uplink0")));
+        w.host.nl().addRoute(Route.defaultVia(ip("192.0.2.1")).dev(index("uplink1")));
         assertThat(DefaultRoutes.interfaceName(w.host)).isEqualTo("uplink1");
     }
 
     @Test
     void anIpv6OnlyHostUsesItsIpv6DefaultRoute() throws Exception {
-        w.host.nl().addAddress(index("uplink0"), IpPrefix.parse("fd00:9::2/64"));
-        w.host.nl().addRoute(Route.defaultVia(IpPrefix.parse("fd00:9::1").address()).dev(index("uplink0")));
+        w.host.nl().addAddress(index("uplink0"), ip("fd00:9::2"), 64);
+        w.host.nl().addRoute(Route.defaultVia(ip("fd00:9::1")).dev(index("uplink0")));
         assertThat(DefaultRoutes.interfaceName(w.host)).isEqualTo("uplink0");
     }
 

@@ -1,16 +1,16 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
-import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import static io.jcni.plugins.testing.Addresses.ip;
 import static io.jcni.plugins.testing.Addresses.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jcni.spec.CniError;
+import io.jcni.netlink.Address;
+import io.jcni.netlink.Route;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.Result;
+import java.net.Inet6Address;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -47,14 +47,17 @@ class SmallHelpersTest {
     }
 
     @Test
-    void prefixesConvertBothWaysKeepingHostBits() throws Exception {
-        var netlink = Prefixes.toNetlink(prefix("10.1.2.3/16"));
-        assertThat(netlink.toString()).isEqualTo("10.1.2.3/16");
-        assertThat(Prefixes.toSpec(netlink)).isEqualTo(prefix("10.1.2.3/16"));
-        assertThat(Prefixes.network(prefix("10.1.2.3/16")).toString()).isEqualTo("10.1.0.0/16");
-        assertThat(Prefixes.same(netlink, prefix("10.1.2.3/16"))).isTrue();
-        assertThat(Prefixes.same(netlink, prefix("10.1.2.3/24"))).isFalse();
-        assertThat(Prefixes.format(ip("fd00:0::1"))).isEqualTo("fd00::1");
+    void prefixesCrossTheNetlinkEdgeAsAnAddressAndALength() throws Exception {
+        Route route = Prefixes.routeTo(prefix("10.1.2.3/16"));
+        assertThat(route.destination()).as("routes take the network").isEqualTo(ip("10.1.0.0"));
+        assertThat(route.destinationLength()).isEqualTo(16);
+        assertThat(Prefixes.destination(route)).isEqualTo(prefix("10.1.0.0/16"));
+        assertThat(Prefixes.hostRoute(ip("fd00::5")).destinationLength()).isEqualTo(128);
+        Address kernel = Address.of(3, ip("10.1.2.3"), 16);
+        assertThat(Prefixes.of(kernel)).as("host bits kept").isEqualTo(prefix("10.1.2.3/16"));
+        Address mapped = Address.of(3, Inet6Address.getByAddress(null, new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1,
+            10, 1, 2, 3}, -1), 120);
+        assertThat(Prefixes.of(mapped)).as("IPv4-mapped, as Go's IPNet reads it").isEqualTo(prefix("10.1.2.3/24"));
     }
 
     @Test

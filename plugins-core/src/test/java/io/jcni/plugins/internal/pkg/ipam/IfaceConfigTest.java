@@ -2,8 +2,6 @@ package io.jcni.plugins.internal.pkg.ipam;
 
 import static io.jcni.plugins.testing.Addresses.ip;
 import static io.jcni.plugins.testing.Addresses.prefix;
-import io.jcni.plugins.internal.pkg.ip.NetSysctls;
-import io.jcni.plugins.testing.Worlds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jcni.netlink.Address;
@@ -12,14 +10,16 @@ import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.Route;
 import io.jcni.netlink.Sysctl;
+import io.jcni.plugins.internal.pkg.ip.NetSysctls;
+import io.jcni.plugins.internal.pkg.ip.Prefixes;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
-import io.jcni.spec.IpPrefix;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
-import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,7 +57,7 @@ class IfaceConfigTest {
     }
 
     static String describe(Route r) {
-        return r.destination() + " via " + (r.gateway() == null ? "-" : IpPrefix.format(r.gateway()));
+        return Prefixes.destination(r) + " via " + (r.gateway() == null ? "-" : IpText.format(r.gateway()));
     }
 
     @Test
@@ -70,12 +70,12 @@ class IfaceConfigTest {
 
         Link eth0 = w.container.nl().link("eth0");
         assertThat(eth0.isUp()).isTrue();
-        assertThat(w.container.nl().addresses(eth0.index(), null)).extracting(a -> a.prefix().toString())
+        assertThat(w.container.nl().addresses(eth0.index(), null)).extracting(a -> Prefixes.of(a).toString())
                 .contains("10.1.0.5/24", "fd00:1::5/64");
         // The configured address has settled; the kernel's link-local one may appear (tentative) only after the
         // settle, when the link's carrier is processed: Go's SettleAddresses has the same window.
         assertThat(w.container.nl().addresses(eth0.index(), Family.V6))
-                .filteredOn(a -> !a.prefix().address().isLinkLocalAddress()).isNotEmpty()
+                .filteredOn(a -> !a.address().isLinkLocalAddress()).isNotEmpty()
                 .noneMatch(Address::isTentative);
         assertThat(w.container.nl().routes(Family.V4)).extracting(IfaceConfigTest::describe)
                 .contains("0.0.0.0/0 via 10.1.0.1", "10.9.0.0/16 via 10.1.0.1", "192.168.0.0/16 via 10.1.0.254");
@@ -142,6 +142,6 @@ class IfaceConfigTest {
             return null;
         }).ok();
         assertThat(w.container.nl().addresses(w.container.nl().link("eth0").index(), Family.V4))
-                .extracting(a -> a.prefix().toString()).containsExactly("10.2.0.5/24");
+                .extracting(a -> Prefixes.of(a).toString()).containsExactly("10.2.0.5/24");
     }
 }

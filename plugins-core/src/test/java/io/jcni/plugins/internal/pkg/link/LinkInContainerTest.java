@@ -145,7 +145,7 @@ class LinkInContainerTest {
     void theDefaultMasterIsTheContainersDefaultRouteInterface() throws Exception {
         try (NetlinkHandle nl = Netlink.open(netns)) {
             int master = nl.link("master0").index();
-            nl.addAddress(master, io.jcni.netlink.IpPrefix.parse("192.0.2.2/24"));
+            nl.addAddress(master, java.net.InetAddress.getByAddress(new byte[] {(byte) 192, 0, 2, 2}), 24);
             nl.addRoute(io.jcni.netlink.Route.defaultVia(java.net.InetAddress.getByName("192.0.2.1")).dev(master));
         }
         String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"macvlan\",\"linkInContainer\":true}";

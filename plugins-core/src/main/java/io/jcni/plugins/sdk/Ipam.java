@@ -31,17 +31,20 @@ public final class Ipam {
     public CniResult add() throws CniException {
         CniResult result = request.delegation().add(type, request.stdinBytes());
         request.rollback().onFailure("IPAM DEL (" + type + ")", new Release(this));
+        Timing.phase("ipam");
         return result;
     }
 
     /** IPAM DEL: releases what ADD allocated; repeated DEL succeeds. */
     public void del() throws CniException {
         request.delegation().del(type, request.stdinBytes());
+        Timing.phase("ipam");
     }
 
     /** IPAM CHECK. */
     public void check() throws CniException {
         request.delegation().check(type, request.stdinBytes());
+        Timing.phase("ipam");
     }
 
     /** IPAM GC (1.1.0), with the same {@code cni.dev/valid-attachments}. */

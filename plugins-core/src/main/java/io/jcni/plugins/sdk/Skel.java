@@ -189,7 +189,7 @@ public final class Skel implements InProcessPlugin {
                 if (command == Command.ADD || command == Command.DEL) {
                     refuseOwnNetns(env, request.netns());
                 }
-                answer = call(command, request);
+                answer = call(command, request, log);
             }
         } catch (CniException e) {
             return fail(e.error(), errorVersion, stdout, log);
@@ -226,41 +226,51 @@ public final class Skel implements InProcessPlugin {
     }
 
     /**
-     * Runs the handler. The request's {@link Rollback} is committed only when the whole command succeeded (for ADD:
-     * including the conversion of its result), and run otherwise: an ADD that fails anywhere, even in the skel after
-     * the handler returned, leaves nothing behind.
+     * Runs the handler, timed in debug mode ({@link Timing}: the line is written when the handler returns). The
+     * request's {@link Rollback} is committed only when the whole command succeeded (for ADD: including the conversion
+     * of its result), and run otherwise: an ADD that fails anywhere, even in the skel after the handler returned,
+     * leaves nothing behind.
      */
-    private byte[] call(Command command, CniRequest request) throws CniException {
+    private byte[] call(Command command, CniRequest request, PluginLog log) throws CniException {
+        Timing timing = log.debugEnabled() ? Timing.begin() : null;
         try {
-            byte[] answer = dispatch(command, request);
+            CniResult result = handle(command, request);
+            if (timing != null) {
+                log.debug("timing " + command.name() + ": " + timing.line());
+            }
+            byte[] answer = result == null ? new byte[0] : CniJson.encode(result.convertTo(request.cniVersion()));
             request.commitRollback();
             return answer;
         } finally {
+            if (timing != null) {
+                timing.end();
+            }
             request.closeRollback();
         }
     }
 
-    private byte[] dispatch(Command command, CniRequest request) throws CniException {
+    /** The plugin's handler of {@code command}; ADD's result, null for the others. */
+    private CniResult handle(Command command, CniRequest request) throws CniException {
         switch (command) {
             case ADD: {
                 CniResult result = plugin.add(request);
                 if (result == null) {
                     throw new IllegalStateException("ADD handler returned no result");
                 }
-                return CniJson.encode(result.convertTo(request.cniVersion()));
+                return result;
             }
             case DEL:
                 plugin.del(request);
-                return new byte[0];
+                return null;
             case CHECK:
                 plugin.check(request);
-                return new byte[0];
+                return null;
             case GC:
                 plugin.gc(request);
-                return new byte[0];
+                return null;
             case STATUS:
                 plugin.status(request);
-                return new byte[0];
+                return null;
             default:
                 throw new IllegalStateException("not a handler command: " + command);
         }

@@ -409,13 +409,13 @@ class SkelTest {
     // ------------------------------------------------------------------ logging
 
     @Test
-    void debugModeLogsTheCallOnStderr() {
+    void debugModeLogsTheCallAndItsTimingOnStderr() {
         Map<String, String> env = env("DEL");
         env.put(PluginLog.DEBUG_ENV, "1");
         Outcome outcome = run(skel, env, config("1.0.0"));
         assertThat(outcome.stdout()).isEmpty();
-        assertThat(outcome.stderr()).isEqualTo("recorder: DEL in-process, pid " + ProcessHandle.current().pid()
-                + "\n");
+        assertThat(outcome.stderr()).matches("recorder: DEL in-process, pid " + ProcessHandle.current().pid()
+                + "\nrecorder: timing DEL: handler \\d+ us\n");
         env.remove(PluginLog.DEBUG_ENV);
         assertThat(run(skel, env, config("1.0.0")).stderr()).isEmpty();
     }

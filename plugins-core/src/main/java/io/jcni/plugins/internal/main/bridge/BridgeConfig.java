@@ -5,6 +5,7 @@ import io.jcni.netlink.MacAddress;
 import io.jcni.plugins.internal.pkg.ip.Macs;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniArgs;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -60,10 +61,47 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
     }
 
     /**
-     * Loads the configuration of {@code request}. {@code withMac}: read the MAC overrides (ADD only: DEL and CHECK do
-     * not need them, and Go's DEL failing on an unknown CNI_ARGS key would leak the attachment).
+     * How a bridge port is set up: hairpin and isolation, and with VLAN filtering its VLANs (the default VLAN removed
+     * unless preserved, {@code vlan} as the untagged PVID, the trunk VLANs tagged).
      */
-    static BridgeConfig load(CniRequest request, boolean withMac) throws CniException {
+    record Port(boolean hairpin, boolean isolated, int vlan, List<Integer> trunk, boolean preserveDefaultVlan) {
+        boolean vlanFiltering() {
+            return vlan != 0 || !trunk.isEmpty();
+        }
+    }
+
+    /** The container's port (its veth's host end): the configured hairpin, isolation and VLANs. */
+    Port containerPort() {
+        return new Port(hairpinMode, portIsolation, vlan, vlanTrunk, preserveDefaultVlan);
+    }
+
+    /** The port of the {@code vlan} gateway's veth: the VLANs, no hairpin, not isolated. */
+    Port gatewayPort() {
+        return new Port(false, false, vlan, vlanTrunk, preserveDefaultVlan);
+    }
+
+    /**
+     * ADD's configuration: {@link #load} with the MAC overrides, and what jcni cannot do yet refused, all before any
+     * side effect.
+     */
+    static BridgeConfig forAdd(CniRequest request) throws CniException {
+        BridgeConfig conf = load(request, mac(request, request.config().node()));
+        conf.refuseUnsupported();
+        Timing.phase("config");
+        return conf;
+    }
+
+    /**
+     * DEL's and CHECK's configuration: without the MAC overrides, which they do not need (and Go's DEL failing on an
+     * unknown CNI_ARGS key would leak the attachment).
+     */
+    static BridgeConfig load(CniRequest request) throws CniException {
+        BridgeConfig conf = load(request, null);
+        Timing.phase("config");
+        return conf;
+    }
+
+    private static BridgeConfig load(CniRequest request, MacAddress mac) throws CniException {
         PluginConfig config = request.config();
         ConfigNode root = config.node();
         String bridge = root.string("bridge").orElse("");
@@ -99,7 +137,6 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
             throw new CniException(CniError.INVALID_NETWORK_CONFIG,
                     "cannot use IPAM when DisableContainerInterface flag is set");
         }
-        MacAddress mac = withMac ? mac(request, root) : null;
         return new BridgeConfig(bridge, isGateway, isDefaultGateway, flag(root, "forceAddress", false),
                 flag(root, "ipMasq", false), mtu, hairpin, promisc, (int) vlan, trunk,
                 flag(root, "preserveDefaultVlan", true), flag(root, "macspoofchk", false),
@@ -111,7 +148,7 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
      * ADD refuses what jcni cannot do yet, before any side effect: masquerading and MAC spoof checking are netfilter
      * rules, which jcni will write as nftables over netlink (never by exec'ing iptables or nft); until then code 2.
      */
-    void refuseUnsupported() throws CniException {
+    private void refuseUnsupported() throws CniException {
         if (ipMasq) {
             throw NetErrors.unsupported("ipMasq");
         }

@@ -8,6 +8,7 @@ import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.OperState;
+import io.jcni.plugins.internal.main.MainPlugin;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.GratuitousArp;
 import io.jcni.plugins.internal.pkg.ip.Links;
@@ -20,11 +21,10 @@ import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetBatch;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
-import io.jcni.plugins.internal.pkg.ns.Timing;
 import io.jcni.plugins.internal.pkg.ns.Undos;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
@@ -62,7 +62,7 @@ import java.util.Optional;
  * <p>CHECK: the bridge (type, MAC, promiscuous mode), the container veth, the host veth (peer of the container's,
  * port of the bridge, MAC, hairpin and isolation as configured), then the addresses and routes in the container.
  */
-public final class BridgePlugin implements CniPlugin {
+public final class BridgePlugin implements MainPlugin {
     /** Go's wait for the host end to be operationally up: sleeps before each look, in ms. */
     private static final int[] PORT_WAIT_MS = {0, 5, 20, 50, 500, 1000, 1000};
     /** {@code BR_STATE_FORWARDING} of {@code linux/if_bridge.h}. */
@@ -72,81 +72,213 @@ public final class BridgePlugin implements CniPlugin {
 
     @Override
     public CniResult add(CniRequest request) throws CniException {
-        Timing timing = Timing.start(request.log(), "ADD");
-        BridgeConfig conf = BridgeConfig.load(request, true);
-        conf.refuseUnsupported();
+        BridgeConfig conf = BridgeConfig.forAdd(request);
         Rollback rollback = request.rollback();
-        timing.mark("config");
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            timing.mark("netns");
             Link bridge = ensureBridge(host, conf, rollback);
-            timing.mark("bridge");
             VethPair veth = VethPair.create(host, container, request.ifName(), conf.mtu(), conf.mac(), rollback);
-            timing.mark("veth");
-            attachPort(host, bridge, veth.host(), conf.hairpinMode(), conf.portIsolation(), conf);
-            timing.mark("port");
-
-            String ifName = request.ifName();
-            List<Interface> interfaces = new ArrayList<>(3);
-            interfaces.add(Links.describe(bridge, ""));
-            interfaces.add(Links.describe(veth.host(), ""));
-            interfaces.add(Links.describe(veth.container(), request.netns()));
-            Result result = new Result(interfaces, List.of(), List.of(), Dns.EMPTY);
-
+            attachPort(host, bridge, veth.host(), conf.containerPort());
+            List<Interface> interfaces = new ArrayList<>(List.of(Links.describe(bridge, ""),
+                    Links.describe(veth.host(), ""), Links.describe(veth.container(), request.netns())));
+            Result addressing = new Result(interfaces, List.of(), List.of(), Dns.EMPTY);
             if (conf.layer3()) {
-                Result ipam = Result.from(request.ipam().add());
-                timing.mark("ipam");
-                if (ipam.ips().isEmpty()) {
-                    throw new CniException(CniError.INTERNAL, "IPAM plugin returned missing IP config");
-                }
-                result = withGateways(result, ipam, conf);
-                NetSysctls.containerInterface(container, ifName, conf.enableDad());
-                IfaceConfig.configure(container, ifName, result, rollback, request.log());
-                timing.mark("container");
+                addressing = addressContainer(request, container, addressing, conf);
                 if (conf.isGateway()) {
-                    Link gatewayLink = bridge;
-                    if (conf.vlan() != 0) {
-                        gatewayLink = ensureVlanGateway(host, bridge, conf, rollback);
-                        interfaces.add(Links.describe(gatewayLink, ""));
+                    Optional<Link> vlanGateway = serveAsGateway(host, bridge, addressing.ips(), conf, veth.host(),
+                            rollback);
+                    if (vlanGateway.isPresent()) {
+                        interfaces.add(Links.describe(vlanGateway.get(), ""));
                     }
-                    boolean v4 = false;
-                    boolean v6 = false;
-                    for (IpConfig ip : result.ips()) {
-                        IpPrefix gateway = new IpPrefix(ip.gateway(), ip.address().prefixLength());
-                        ensureGatewayAddress(host, gatewayLink, gateway, conf.forceAddress(), veth.host().name(),
-                                rollback);
-                        v4 |= ip.isIpv4();
-                        v6 |= !ip.isIpv4();
-                    }
-                    NetSysctls.enableForwarding(host, v4, v6, rollback);
-                    timing.mark("gateway");
                 }
             } else if (!conf.disableContainerInterface()) {
-                try {
-                    container.nl().setUp(veth.container().index());
-                } catch (NetlinkException e) {
-                    throw NetErrors.failure("failed to set \"" + ifName + "\" up", e);
-                }
-                timing.mark("container");
+                setUp(container, veth.container());
             }
-
             Link hostEnd = conf.disableContainerInterface() ? readLink(host, veth.host().index())
                     : waitForPort(host, veth.host());
-            if (conf.layer3() && hasIpv4(result.ips())) {
+            if (hasIpv4(addressing.ips())) {
                 GratuitousArp.announce(container, veth.container());
             }
-            Link bridgeNow = readLink(host, bridge.index());
-            interfaces.set(0, Links.describe(bridgeNow, ""));
+            interfaces.set(0, Links.describe(readLink(host, bridge.index()), ""));
             interfaces.set(1, Links.describe(hostEnd, ""));
-            timing.mark("port-up");
-
             // Go 1.1.1 prints the configuration's dns even when empty, dropping IPAM's; later releases (and jcni)
             // keep IPAM's unless the configuration sets dns.
-            Dns dns = conf.dns().isEmpty() ? result.dns() : conf.dns();
-            timing.report();
-            return new Result(interfaces, result.ips(), result.routes(), dns);
+            Dns dns = conf.dns().isEmpty() ? addressing.dns() : conf.dns();
+            return new Result(interfaces, addressing.ips(), addressing.routes(), dns);
         }
+    }
+
+    /**
+     * Go's {@code ensureBridge}: creates the bridge unless it exists (with VLAN filtering when {@code vlan} or
+     * {@code vlanTrunk} ask for it), promiscuous if asked, {@code accept_ra=0}, up. A bridge made here is deleted by
+     * the rollback while no port is on it; changes to an existing one are undone.
+     */
+    private static Link ensureBridge(Namespace host, BridgeConfig conf, Rollback rollback) throws CniException {
+        String name = conf.bridge();
+        boolean created = createBridge(host, conf, rollback);
+        try {
+            Link bridge = host.nl().link(name);
+            if (!(bridge.info() instanceof LinkInfo.Bridge)) {
+                throw new CniException(CniError.INTERNAL, "\"" + name + "\" already exists but is not a bridge",
+                        "its kind is \"" + bridge.kind() + "\"; choose another name in \"bridge\"");
+            }
+            if (conf.promiscMode() && !bridge.isPromisc()) {
+                host.nl().setPromisc(bridge.index(), true);
+                if (!created) {
+                    rollback.onFailure("set promiscuous mode off on " + name, new SetPromiscOff(host, name));
+                }
+            }
+            if (created) {
+                NetSysctls.disableAcceptRa(host, name);
+            } else {
+                NetSysctls.disableAcceptRa(host, name, rollback);
+            }
+            if (!bridge.isUp()) {
+                host.nl().setUp(bridge.index());
+            }
+            Link ready = host.nl().link(bridge.index());
+            Timing.phase("bridge");
+            return ready;
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to set up bridge \"" + name + "\"", e);
+        }
+    }
+
+    /** {@code ip link add NAME type bridge}; false if it exists already, true if made here (and then undone). */
+    private static boolean createBridge(Namespace host, BridgeConfig conf, Rollback rollback) throws CniException {
+        String name = conf.bridge();
+        try {
+            if (conf.vlanFiltering()) {
+                host.nl().addBridge(LinkAttrs.named(name).mtu(conf.mtu()), true, -1);
+            } else {
+                host.nl().addBridge(LinkAttrs.named(name).mtu(conf.mtu()));
+            }
+        } catch (NetlinkException e) {
+            if (e.isExists()) {
+                return false;
+            }
+            if (conf.vlanFiltering()) {
+                throw NetErrors.failure("failed to create bridge \"" + name
+                        + "\" with VLAN filtering (needed by vlan/vlanTrunk): the kernel refused it", e);
+            }
+            throw NetErrors.failure("failed to create bridge \"" + name + "\"", e);
+        }
+        rollback.onFailure("delete bridge " + name + " unless it has ports", new DeleteBridgeIfUnused(host, name));
+        return true;
+    }
+
+    /**
+     * Deletes a bridge this ADD created unless it has ports: a concurrent ADD may have attached to it meanwhile
+     * (checked, then deleted: a port added between the two is the one race left, as with any shared bridge).
+     */
+    private static final class DeleteBridgeIfUnused extends Undos.InNamespace {
+        private final Namespace host;
+        private final String name;
+
+        DeleteBridgeIfUnused(Namespace host, String name) {
+            super(host);
+            this.host = host;
+            this.name = name;
+        }
+
+        @Override
+        protected void apply(Namespace ns) throws Exception {
+            Optional<Link> bridge = ns.nl().findLink(name);
+            if (bridge.isPresent() && !hasOtherPorts(ns, bridge.get().index(), "")) {
+                new Undos.DeleteLink(host, name).undo();
+            }
+        }
+    }
+
+    /** Whether a link other than {@code except} is a port of the bridge with index {@code bridge}. */
+    static boolean hasOtherPorts(Namespace host, int bridge, String except) {
+        for (Link link : host.nl().links()) {
+            if (link.masterIndex() == bridge && !link.name().equals(except)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Turns promiscuous mode off again on an existing bridge this ADD turned it on for. */
+    private static final class SetPromiscOff extends Undos.InNamespace {
+        private final String name;
+
+        SetPromiscOff(Namespace host, String name) {
+            super(host);
+            this.name = name;
+        }
+
+        @Override
+        protected void apply(Namespace ns) {
+            Optional<Link> found = ns.nl().findLink(name);
+            if (found.isPresent()) {
+                ns.nl().setPromisc(found.get().index(), false);
+            }
+        }
+    }
+
+    /**
+     * The host end becomes a port of the bridge with Go's settings, in one batch: master, hairpin (always set, as Go
+     * does), isolation if asked; then the VLANs: the default VLAN removed unless preserved, the access VLAN as PVID
+     * untagged, the trunk VLANs tagged. Deleting the veth (the rollback's) takes the port with it.
+     */
+    private static void attachPort(Namespace host, Link bridge, Link port, BridgeConfig.Port settings)
+            throws CniException {
+        String name = port.name();
+        NetBatch batch = new NetBatch(host.nl());
+        batch.on("failed to connect \"" + name + "\" to bridge " + bridge.name()).setMaster(port.index(),
+                bridge.index());
+        batch.on("failed to setup hairpin mode for " + name).setHairpin(port.index(), settings.hairpin());
+        if (settings.isolated()) {
+            batch.on("failed to set port isolation on " + name).setIsolated(port.index(), true);
+        }
+        batch.execute();
+        if (settings.vlanFiltering()) {
+            setPortVlans(host, port, settings);
+        }
+        Timing.phase("port");
+    }
+
+    private static void setPortVlans(Namespace host, Link port, BridgeConfig.Port settings) throws CniException {
+        String name = port.name();
+        try {
+            NetBatch vlans = new NetBatch(host.nl());
+            if (!settings.preserveDefaultVlan()) {
+                for (BridgeVlan existing : host.nl().bridgeVlans(port.index())) {
+                    vlans.on("failed to remove default vlan on interface \"" + name + "\"")
+                            .deleteBridgeVlan(port.index(), existing.vid(), false);
+                }
+            }
+            if (settings.vlan() != 0) {
+                vlans.on("failed to setup vlan tag on interface \"" + name + "\"")
+                        .addBridgeVlan(port.index(), new BridgeVlan(settings.vlan(), true, true), false);
+            }
+            for (int vid : settings.trunk()) { // empty whenever vlan is set (the configuration refuses both)
+                vlans.on("failed to setup vlan tag on interface \"" + name + "\"")
+                        .addBridgeVlan(port.index(), new BridgeVlan(vid, false, false), false);
+            }
+            vlans.execute();
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to read the VLANs of \"" + name + "\"", e);
+        }
+    }
+
+    /**
+     * IPAM's addresses on the container end ({@code addressing} holds the result's interfaces, the container's at
+     * index 2), with Go's gateway rules ({@link #withGateways}); the interface's sysctls first. IPAM's ADD registers
+     * its own release; the addresses go with the veth.
+     */
+    private static Result addressContainer(CniRequest request, Namespace container, Result addressing,
+            BridgeConfig conf) throws CniException {
+        Result ipam = Result.from(request.ipam().add());
+        if (ipam.ips().isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "IPAM plugin returned missing IP config");
+        }
+        Result result = withGateways(addressing, ipam, conf);
+        NetSysctls.containerInterface(container, request.ifName(), conf.enableDad());
+        IfaceConfig.configure(container, request.ifName(), result, request.rollback(), request.log());
+        return result;
     }
 
     /**
@@ -214,91 +346,21 @@ public final class BridgePlugin implements CniPlugin {
     }
 
     /**
-     * Go's {@code ensureBridge}: creates the bridge unless it exists (with VLAN filtering when {@code vlan} or
-     * {@code vlanTrunk} ask for it), promiscuous if asked, {@code accept_ra=0}, up. A bridge made here is deleted by
-     * the rollback while no port is on it; changes to an existing one are undone.
+     * With {@code isGateway}: the bridge (or with {@code vlan} its VLAN's gateway veth) gets each IP's gateway with the
+     * IP's prefix length, and IP forwarding is enabled for their families.
+     *
+     * @return the VLAN's gateway link, to report as an interface; empty when the bridge itself is the gateway
      */
-    private static Link ensureBridge(Namespace host, BridgeConfig conf, Rollback rollback) throws CniException {
-        String name = conf.bridge();
-        boolean created = false;
-        try {
-            if (conf.vlanFiltering()) {
-                host.nl().addBridge(LinkAttrs.named(name).mtu(conf.mtu()), true, -1);
-            } else {
-                host.nl().addBridge(LinkAttrs.named(name).mtu(conf.mtu()));
-            }
-            created = true;
-            rollback.onFailure("delete bridge " + name + " unless it has ports", new DeleteBridgeIfUnused(host, name));
-        } catch (NetlinkException e) {
-            if (!e.isExists()) {
-                if (conf.vlanFiltering()) {
-                    throw NetErrors.failure("failed to create bridge \"" + name
-                            + "\" with VLAN filtering (needed by vlan/vlanTrunk): the kernel refused it", e);
-                }
-                throw NetErrors.failure("failed to create bridge \"" + name + "\"", e);
-            }
+    private static Optional<Link> serveAsGateway(Namespace host, Link bridge, List<IpConfig> ips, BridgeConfig conf,
+            Link ownPort, Rollback rollback) throws CniException {
+        Link gateway = conf.vlan() != 0 ? ensureVlanGateway(host, bridge, conf, rollback) : bridge;
+        for (IpConfig ip : ips) {
+            ensureGatewayAddress(host, gateway, new IpPrefix(ip.gateway(), ip.address().prefixLength()), conf,
+                    ownPort.name(), rollback);
         }
-        try {
-            Link bridge = host.nl().link(name);
-            if (!(bridge.info() instanceof LinkInfo.Bridge)) {
-                throw new CniException(CniError.INTERNAL, "\"" + name + "\" already exists but is not a bridge",
-                        "its kind is \"" + bridge.kind() + "\"; choose another name in \"bridge\"");
-            }
-            if (conf.promiscMode() && !bridge.isPromisc()) {
-                host.nl().setPromisc(bridge.index(), true);
-                if (!created) {
-                    rollback.onFailure("set promiscuous mode off on " + name, new SetPromiscOff(host, name));
-                }
-            }
-            NetSysctls.disableAcceptRa(host, name, created ? null : rollback);
-            if (!bridge.isUp()) {
-                host.nl().setUp(bridge.index());
-            }
-            return host.nl().link(bridge.index());
-        } catch (NetlinkException e) {
-            throw NetErrors.failure("failed to set up bridge \"" + name + "\"", e);
-        }
-    }
-
-    /**
-     * The host end becomes a port of the bridge with Go's settings, in one batch: master, hairpin (always set, as Go
-     * does), isolation if asked; then the VLANs: the default VLAN removed unless preserved, the access VLAN as PVID
-     * untagged, the trunk VLANs tagged.
-     */
-    private static void attachPort(Namespace host, Link bridge, Link port, boolean hairpin, boolean isolated,
-            BridgeConfig conf) throws CniException {
-        String name = port.name();
-        NetBatch batch = new NetBatch(host.nl());
-        batch.on("failed to connect \"" + name + "\" to bridge " + bridge.name()).setMaster(port.index(),
-                bridge.index());
-        batch.on("failed to setup hairpin mode for " + name).setHairpin(port.index(), hairpin);
-        if (isolated) {
-            batch.on("failed to set port isolation on " + name).setIsolated(port.index(), true);
-        }
-        batch.execute();
-        if (!conf.vlanFiltering()) {
-            return;
-        }
-        try {
-            NetBatch vlans = new NetBatch(host.nl());
-            if (!conf.preserveDefaultVlan()) {
-                for (BridgeVlan existing : host.nl().bridgeVlans(port.index())) {
-                    vlans.on("failed to remove default vlan on interface \"" + name + "\"")
-                            .deleteBridgeVlan(port.index(), existing.vid(), false);
-                }
-            }
-            if (conf.vlan() != 0) {
-                vlans.on("failed to setup vlan tag on interface \"" + name + "\"")
-                        .addBridgeVlan(port.index(), new BridgeVlan(conf.vlan(), true, true), false);
-            }
-            for (int vid : conf.vlanTrunk()) { // empty whenever vlan is set (the configuration refuses both)
-                vlans.on("failed to setup vlan tag on interface \"" + name + "\"")
-                        .addBridgeVlan(port.index(), new BridgeVlan(vid, false, false), false);
-            }
-            vlans.execute();
-        } catch (NetlinkException e) {
-            throw NetErrors.failure("failed to read the VLANs of \"" + name + "\"", e);
-        }
+        NetSysctls.enableForwarding(host, ips, rollback);
+        Timing.phase("gateway");
+        return gateway == bridge ? Optional.empty() : Optional.of(gateway);
     }
 
     /**
@@ -315,7 +377,7 @@ public final class BridgePlugin implements CniPlugin {
                 return existing.get();
             }
             VethPair pair = VethPair.create(host, host, name, bridge.mtu(), null, rollback);
-            attachPort(host, bridge, pair.host(), false, false, conf);
+            attachPort(host, bridge, pair.host(), conf.gatewayPort());
             host.nl().setUp(pair.container().index());
             return host.nl().link(pair.container().index());
         } catch (NetlinkException e) {
@@ -328,7 +390,7 @@ public final class BridgePlugin implements CniPlugin {
      * one of an overlapping subnet, is an error unless {@code forceAddress} (then it is replaced, and restored by the
      * rollback). Afterwards the bridge's MAC is set to what it was before the port joined, which pins it.
      */
-    private static void ensureGatewayAddress(Namespace host, Link link, IpPrefix gateway, boolean force,
+    private static void ensureGatewayAddress(Namespace host, Link link, IpPrefix gateway, BridgeConfig conf,
             String ownPort, Rollback rollback) throws CniException {
         Family family = Family.of(gateway.address());
         try {
@@ -342,7 +404,7 @@ public final class BridgePlugin implements CniPlugin {
                 }
                 boolean overlaps = a.contains(gateway.address()) || gateway.contains(a.address());
                 if (family == Family.V4 || overlaps) {
-                    if (!force) {
+                    if (!conf.forceAddress()) {
                         throw new CniException(CniError.INTERNAL, "\"" + link.name()
                                 + "\" already has an IP address different from " + gateway,
                                 "it has " + a + "; set forceAddress to replace it");
@@ -372,6 +434,67 @@ public final class BridgePlugin implements CniPlugin {
         }
     }
 
+    /** Removes a gateway address this ADD added, unless ports other than this ADD's own are on the bridge. */
+    private static final class RemoveGatewayIfUnused extends Undos.InNamespace {
+        private final Namespace host;
+        private final String link;
+        private final IpPrefix gateway;
+        private final String ownPort;
+
+        RemoveGatewayIfUnused(Namespace host, String link, IpPrefix gateway, String ownPort) {
+            super(host);
+            this.host = host;
+            this.link = link;
+            this.gateway = gateway;
+            this.ownPort = ownPort;
+        }
+
+        @Override
+        protected void apply(Namespace ns) throws Exception {
+            Optional<Link> found = ns.nl().findLink(link);
+            if (found.isPresent() && !hasOtherPorts(ns, found.get().index(), ownPort)) {
+                new Undos.DeleteAddress(host, link, gateway).undo();
+            }
+        }
+    }
+
+    /** Puts back an address that {@code forceAddress} replaced. */
+    private static final class RestoreAddress extends Undos.InNamespace {
+        private final String link;
+        private final InetAddress address;
+        private final int prefixLength;
+
+        /** {@code removed} as the kernel reported it: its address and length go back unchanged. */
+        RestoreAddress(Namespace host, String link, Address removed) {
+            super(host);
+            this.link = link;
+            this.address = removed.address();
+            this.prefixLength = removed.prefixLength();
+        }
+
+        @Override
+        protected void apply(Namespace ns) {
+            Optional<Link> found = ns.nl().findLink(link);
+            if (found.isPresent()) {
+                ns.nl().addAddress(found.get().index(), address, prefixLength);
+            }
+        }
+
+        @Override
+        protected boolean tolerates(NetlinkException e) {
+            return e.isExists();
+        }
+    }
+
+    /** Without IPAM: {@code ip link set IFNAME up} in the container, no addresses. */
+    private static void setUp(Namespace container, Link link) throws CniException {
+        try {
+            container.nl().setUp(link.index());
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to set \"" + link.name() + "\" up", e);
+        }
+    }
+
     /**
      * Go's wait until the host end is operationally up (the bridge port forwards once both ends are up); the link as
      * it is then. Fails with Go's message if it never gets there.
@@ -392,6 +515,7 @@ public final class BridgePlugin implements CniPlugin {
             // Up, and forwarding unless the bridge runs STP (then forwarding takes seconds, and Go does not wait).
             if (now.operState() == OperState.UP
                     && (now.bridgePort() == null || now.bridgePort().state() == BR_STATE_FORWARDING || i >= 3)) {
+                Timing.phase("port-up");
                 return now;
             }
         }
@@ -420,54 +544,30 @@ public final class BridgePlugin implements CniPlugin {
 
     @Override
     public void del(CniRequest request) throws CniException {
-        Timing timing = Timing.start(request.log(), "DEL");
-        BridgeConfig conf = BridgeConfig.load(request, false);
-        timing.mark("config");
+        BridgeConfig conf = BridgeConfig.load(request);
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
-        timing.mark("netns");
         if (container.isPresent()) {
             Links.deleteAndClose(container.get(), request.ifName());
         } else if (!request.netns().isEmpty()) {
-            deleteOrphanedHostEnd(request, conf);
+            VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
         }
-        timing.mark("link");
         if (conf.layer3()) {
             request.ipam().del();
-            timing.mark("ipam");
         }
-        timing.report();
     }
 
-    /**
-     * The namespace file is gone; if the namespace itself lives on (held by a process), so does the veth pair. The
-     * host end recorded in prevResult is deleted when it is still a veth whose master is this bridge.
-     */
-    private static void deleteOrphanedHostEnd(CniRequest request, BridgeConfig conf) throws CniException {
-        Optional<Result> previous = PrevResults.find(request);
-        if (previous.isEmpty()) {
-            return;
+    /** A veth whose master is the bridge (looked up by name: no bridge, no host end of ours). */
+    private static final class PortOf implements VethPair.HostEnd {
+        private final String bridge;
+
+        PortOf(String bridge) {
+            this.bridge = bridge;
         }
-        try (Namespace host = Namespace.host()) {
-            Optional<Link> bridge = host.nl().findLink(conf.bridge());
-            if (bridge.isEmpty()) {
-                return;
-            }
-            for (Interface recorded : previous.get().interfaces()) {
-                if (!recorded.sandbox().isEmpty() || recorded.name().equals(conf.bridge())) {
-                    continue;
-                }
-                Optional<Link> link = host.nl().findLink(recorded.name());
-                if (link.isPresent() && link.get().info() instanceof LinkInfo.Veth
-                        && link.get().masterIndex() == bridge.get().index()) {
-                    host.nl().deleteLink(link.get().index());
-                    request.log().debug("DEL: namespace " + request.netns() + " is gone; deleted host end "
-                            + recorded.name());
-                }
-            }
-        } catch (NetlinkException e) {
-            if (!e.isNotFound()) {
-                throw NetErrors.failure("failed to delete the host end of " + request.ifName(), e);
-            }
+
+        @Override
+        public boolean isOurs(Namespace host, Link veth, Result previous) {
+            Optional<Link> found = host.nl().findLink(bridge);
+            return found.isPresent() && veth.masterIndex() == found.get().index();
         }
     }
 
@@ -475,11 +575,10 @@ public final class BridgePlugin implements CniPlugin {
 
     @Override
     public void check(CniRequest request) throws CniException {
-        BridgeConfig conf = BridgeConfig.load(request, false);
+        BridgeConfig conf = BridgeConfig.load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            IpamDelegation.check(request);
-            Result result = PrevResults.require(request);
+            Result result = IpamDelegation.checkThenPrevResult(request);
             String netns = request.netns();
             Link bridge = checkBridge(host, result, conf);
             Link contVeth = Checks.containerVeth(container,
@@ -558,122 +657,5 @@ public final class BridgePlugin implements CniPlugin {
             return;
         }
         throw new CniException(CniError.INTERNAL, "CNI veth created for bridge " + conf.bridge() + " was not found");
-    }
-
-    // ---- GC, STATUS ------------------------------------------------------------------------------------------
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
-    }
-
-    @Override
-    public void status(CniRequest request) throws CniException {
-        IpamDelegation.status(request);
-    }
-
-    // ---- rollback steps (named classes: no lambdas on the start-up path) -------------------------------------
-
-    /** Whether a link other than {@code except} is a port of the bridge with index {@code bridge}. */
-    static boolean hasOtherPorts(Namespace host, int bridge, String except) {
-        for (Link link : host.nl().links()) {
-            if (link.masterIndex() == bridge && !link.name().equals(except)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Deletes a bridge this ADD created unless it has ports: a concurrent ADD may have attached to it meanwhile
-     * (checked, then deleted: a port added between the two is the one race left, as with any shared bridge).
-     */
-    private static final class DeleteBridgeIfUnused extends Undos.InNamespace {
-        private final Namespace host;
-        private final String name;
-
-        DeleteBridgeIfUnused(Namespace host, String name) {
-            super(host);
-            this.host = host;
-            this.name = name;
-        }
-
-        @Override
-        protected void apply(Namespace ns) throws Exception {
-            Optional<Link> bridge = ns.nl().findLink(name);
-            if (bridge.isPresent() && !hasOtherPorts(ns, bridge.get().index(), "")) {
-                new Undos.DeleteLink(host, name).undo();
-            }
-        }
-    }
-
-    /** Removes a gateway address this ADD added, unless ports other than this ADD's own are on the bridge. */
-    private static final class RemoveGatewayIfUnused extends Undos.InNamespace {
-        private final Namespace host;
-        private final String link;
-        private final IpPrefix gateway;
-        private final String ownPort;
-
-        RemoveGatewayIfUnused(Namespace host, String link, IpPrefix gateway, String ownPort) {
-            super(host);
-            this.host = host;
-            this.link = link;
-            this.gateway = gateway;
-            this.ownPort = ownPort;
-        }
-
-        @Override
-        protected void apply(Namespace ns) throws Exception {
-            Optional<Link> found = ns.nl().findLink(link);
-            if (found.isPresent() && !hasOtherPorts(ns, found.get().index(), ownPort)) {
-                new Undos.DeleteAddress(host, link, gateway).undo();
-            }
-        }
-    }
-
-    /** Puts back an address that {@code forceAddress} replaced. */
-    private static final class RestoreAddress extends Undos.InNamespace {
-        private final String link;
-        private final InetAddress address;
-        private final int prefixLength;
-
-        /** {@code removed} as the kernel reported it: its address and length go back unchanged. */
-        RestoreAddress(Namespace host, String link, Address removed) {
-            super(host);
-            this.link = link;
-            this.address = removed.address();
-            this.prefixLength = removed.prefixLength();
-        }
-
-        @Override
-        protected void apply(Namespace ns) {
-            Optional<Link> found = ns.nl().findLink(link);
-            if (found.isPresent()) {
-                ns.nl().addAddress(found.get().index(), address, prefixLength);
-            }
-        }
-
-        @Override
-        protected boolean tolerates(NetlinkException e) {
-            return e.isExists();
-        }
-    }
-
-    /** Turns promiscuous mode off again on an existing bridge this ADD turned it on for. */
-    private static final class SetPromiscOff extends Undos.InNamespace {
-        private final String name;
-
-        SetPromiscOff(Namespace host, String name) {
-            super(host);
-            this.name = name;
-        }
-
-        @Override
-        protected void apply(Namespace ns) {
-            Optional<Link> found = ns.nl().findLink(name);
-            if (found.isPresent()) {
-                ns.nl().setPromisc(found.get().index(), false);
-            }
-        }
     }
 }

@@ -3,15 +3,14 @@ package io.jcni.plugins.internal.main.dummy;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.NetlinkException;
-import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.link.ContainerLink;
+import io.jcni.plugins.internal.pkg.link.ContainerLinkPlugin;
 import io.jcni.plugins.internal.pkg.link.KernelSupport;
 import io.jcni.plugins.internal.pkg.link.NewLink;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.internal.pkg.ns.Undos;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -29,7 +28,7 @@ import io.jcni.spec.Result;
  * <p>DEL releases the IPAM allocation and deletes the link; a gone namespace or link is success. CHECK verifies the
  * prevResult's interface (kind dummy, MAC, up) and its addresses, as Go does (routes are not checked there either).
  */
-public final class DummyPlugin implements CniPlugin {
+public final class DummyPlugin implements ContainerLinkPlugin {
 
     static void requireIpam(CniRequest request) throws CniException {
         if (request.config().ipamType().isEmpty()) {
@@ -56,32 +55,21 @@ public final class DummyPlugin implements CniPlugin {
             } catch (NetlinkException e) {
                 throw NetErrors.failure("failed to fetch dummy \"" + ifName + "\"", e);
             }
-            return ContainerLink.configureFromIpam(request, container, link, false);
+            return ContainerLink.configureFromIpam(request, container, link);
         }
-    }
-
-    @Override
-    public void del(CniRequest request) throws CniException {
-        ContainerLink.delete(request);
     }
 
     @Override
     public void check(CniRequest request) throws CniException {
         requireIpam(request);
         try (Namespace container = Namespace.container(request.netns())) {
-            request.ipam().check();
-            Result previous = PrevResults.require(request);
+            Result previous = IpamDelegation.checkThenPrevResult(request);
             Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "dummy");
             if (!link.isUp()) {
                 throw new CniException(CniError.INTERNAL, "Interface " + request.ifName() + " is down");
             }
             io.jcni.plugins.internal.pkg.ip.Checks.interfaceIps(container, request.ifName(), previous.ips());
         }
-    }
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
     }
 
     /** IPAM's status, and code 50 when the kernel cannot create dummy links. */

@@ -6,6 +6,7 @@ import io.jcni.netlink.NetNs;
 import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
+import io.jcni.plugins.internal.main.MainPlugin;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Links;
 import io.jcni.plugins.internal.pkg.ip.Macs;
@@ -16,7 +17,6 @@ import io.jcni.plugins.internal.pkg.link.ContainerLink;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.internal.pkg.ns.Undos;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.PluginLog;
 import io.jcni.plugins.sdk.Rollback;
@@ -54,7 +54,7 @@ import java.util.Optional;
  * namespace is gone). Virtual devices (veth) are destroyed with a namespace instead. A device renamed inside the
  * container is found by its alias. CHECK verifies the prevResult's interface (present, MAC), addresses and routes.
  */
-public final class HostDevicePlugin implements CniPlugin {
+public final class HostDevicePlugin implements MainPlugin {
     private final HostDevices devices;
 
     public HostDevicePlugin() {
@@ -408,8 +408,7 @@ public final class HostDevicePlugin implements CniPlugin {
     public void check(CniRequest request) throws CniException {
         Config config = load(request);
         try (Namespace container = Namespace.container(request.netns())) {
-            IpamDelegation.check(request);
-            Result previous = PrevResults.require(request);
+            Result previous = IpamDelegation.checkThenPrevResult(request);
             if (!config.pciBusId().isEmpty() && devices.isDpdk(config.pciBusId())) {
                 return;
             }
@@ -433,16 +432,6 @@ public final class HostDevicePlugin implements CniPlugin {
                     + " doesn't match container Mac: " + link.get().address());
             Checks.addressing(container, previous, request.ifName());
         }
-    }
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
-    }
-
-    @Override
-    public void status(CniRequest request) throws CniException {
-        IpamDelegation.status(request);
     }
 
     /** ADD rollback: the device back to the host, up again if it was. */

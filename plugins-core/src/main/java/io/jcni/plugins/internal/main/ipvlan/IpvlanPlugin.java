@@ -4,15 +4,15 @@ import io.jcni.netlink.IpvlanMode;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.plugins.internal.pkg.ip.Checks;
-import io.jcni.plugins.internal.pkg.ip.Links;
 import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.link.ContainerLink;
+import io.jcni.plugins.internal.pkg.link.ContainerLinkPlugin;
 import io.jcni.plugins.internal.pkg.link.KernelSupport;
+import io.jcni.plugins.internal.pkg.link.LinkNamespaces;
 import io.jcni.plugins.internal.pkg.link.Masters;
 import io.jcni.plugins.internal.pkg.link.NewLink;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -20,9 +20,7 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
-import io.jcni.spec.IpConfig;
 import io.jcni.spec.Result;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -44,9 +42,10 @@ import java.util.Optional;
  * success. CHECK verifies the prevResult's interface (kind ipvlan, mode, MAC), its addresses and routes, and the master
  * when one is configured (Go looks up an empty name, and fails, when the master was defaulted).
  */
-public final class IpvlanPlugin implements CniPlugin {
+public final class IpvlanPlugin implements ContainerLinkPlugin {
 
-    record Config(String master, IpvlanMode mode, int mtu, boolean linkInContainer, Dns dns) {
+    record Config(String master, IpvlanMode mode, int mtu, boolean linkInContainer, Dns dns)
+            implements LinkNamespaces.LowerDevice {
     }
 
     static Config load(CniRequest request) throws CniException {
@@ -60,18 +59,7 @@ public final class IpvlanPlugin implements CniPlugin {
 
     /** Go's {@code modeFromString}: "" and {@code l2} are L2. */
     static IpvlanMode mode(String text) throws CniException {
-        switch (text) {
-            case "":
-            case "l2":
-                return IpvlanMode.L2;
-            case "l3":
-                return IpvlanMode.L3;
-            case "l3s":
-                return IpvlanMode.L3S;
-            default:
-                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "unknown ipvlan mode: \"" + text + "\"",
-                        "mode is one of l2, l3, l3s");
-        }
+        return ContainerLink.mode(text, "ipvlan", IpvlanMode.L2, IpvlanMode.values());
     }
 
     /**
@@ -103,52 +91,33 @@ public final class IpvlanPlugin implements CniPlugin {
         if (!fromPrevious) {
             request.ipam(); // code 7 now, before any side effect, when there is neither ipam nor a usable prevResult
         }
-        try (Namespace host = Namespace.host();
-                Namespace container = Namespace.container(request.netns())) {
-            Namespace lower = config.linkInContainer() ? container : host;
-            Link master = Masters.lookup(lower, masterName(config, previous, lower));
-            Link link = ContainerLink.create(lower, container, config.linkInContainer(),
-                    NewLink.ipvlan(master.index(), config.mode()), config.mtu(), null, request.ifName(),
-                    request.rollback());
+        try (LinkNamespaces ns = LinkNamespaces.open(request, config)) {
+            Link master = Masters.lookup(ns.lower(), masterName(config, previous, ns.lower()));
+            Link link = ContainerLink.create(ns.lower(), ns.container(), NewLink.ipvlan(master.index(), config.mode()),
+                    config.mtu(), null, request.ifName(), request.rollback());
             Result result;
             if (fromPrevious) {
-                Interface iface = Links.describe(link, request.netns());
-                Result prior = previous.get();
-                List<IpConfig> ips = new ArrayList<>(prior.ips());
-                result = ContainerLink.configure(request, container, iface,
-                        new Result(List.of(iface), ips, prior.routes(), prior.dns()), true);
+                result = ContainerLink.configure(request, ns.container(), link, previous.get());
             } else {
-                result = ContainerLink.configureFromIpam(request, container, link, true);
+                result = ContainerLink.configureFromIpam(request, ns.container(), link);
             }
             return result.withDns(config.dns());
         }
     }
 
     @Override
-    public void del(CniRequest request) throws CniException {
-        ContainerLink.delete(request);
-    }
-
-    @Override
     public void check(CniRequest request) throws CniException {
         Config config = load(request);
-        try (Namespace host = Namespace.host();
-                Namespace container = Namespace.container(request.netns())) {
-            IpamDelegation.check(request);
-            Result previous = PrevResults.require(request);
+        try (LinkNamespaces ns = LinkNamespaces.open(request, config)) {
+            Result previous = IpamDelegation.checkThenPrevResult(request);
             if (!config.master().isEmpty()) {
-                Masters.lookup(config.linkInContainer() ? container : host, config.master());
+                Masters.lookup(ns.lower(), config.master());
             }
-            Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "ipvlan");
+            Link link = ContainerLink.check(ns.container(), previous, request.ifName(), request.netns(), "ipvlan");
             IpvlanMode actual = link.info() instanceof LinkInfo.Ipvlan i ? i.mode() : null;
             ContainerLink.checkMode("IPVlan", actual, config.mode());
-            Checks.addressing(container, previous, request.ifName());
+            Checks.addressing(ns.container(), previous, request.ifName());
         }
-    }
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
     }
 
     /** IPAM's status, and code 50 when the kernel cannot create ipvlan links. */

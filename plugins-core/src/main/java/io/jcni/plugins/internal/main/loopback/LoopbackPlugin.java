@@ -2,11 +2,11 @@ package io.jcni.plugins.internal.main.loopback;
 
 import io.jcni.netlink.Address;
 import io.jcni.netlink.Link;
-import io.jcni.netlink.NetNs;
-import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.plugins.internal.pkg.ip.Prefixes;
+import io.jcni.plugins.internal.pkg.ns.Namespace;
+import io.jcni.plugins.internal.pkg.ns.Undos;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
@@ -21,7 +21,6 @@ import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -42,12 +41,12 @@ public final class LoopbackPlugin implements CniPlugin {
     @Override
     public CniResult add(CniRequest request) throws CniException {
         List<IpConfig> ips = new ArrayList<>(2);
-        try (NetNs netns = open(request.netns());
-                NetlinkHandle nl = Netlink.open(netns)) {
+        try (Namespace container = Namespace.container(request.netns())) {
+            NetlinkHandle nl = container.nl();
             Link lo = nl.link(LO);
             if (!lo.isUp()) {
                 nl.setUp(lo.index());
-                request.rollback().onFailure("set lo down in " + request.netns(), new SetDown(netns.path()));
+                request.rollback().onFailure("set lo down in " + request.netns(), new SetDown(container));
             }
             IpPrefix v4 = null;
             IpPrefix v6 = null;
@@ -83,11 +82,12 @@ public final class LoopbackPlugin implements CniPlugin {
 
     @Override
     public void del(CniRequest request) throws CniException {
-        if (request.netns().isEmpty()) {
+        Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
+        if (container.isEmpty()) {
             return;
         }
-        try {
-            setDown(Path.of(request.netns()));
+        try (Namespace ns = container.get()) {
+            setDown(ns);
         } catch (NetlinkException e) {
             if (e.isNotFound()) {
                 request.log().debug("DEL: " + e.getMessage() + ": nothing to do");
@@ -99,9 +99,8 @@ public final class LoopbackPlugin implements CniPlugin {
 
     @Override
     public void check(CniRequest request) throws CniException {
-        try (NetNs netns = open(request.netns());
-                NetlinkHandle nl = Netlink.open(netns)) {
-            if (!nl.link(LO).isUp()) {
+        try (Namespace container = Namespace.container(request.netns())) {
+            if (!container.nl().link(LO).isUp()) {
                 throw new CniException(CniError.INTERNAL, "loopback interface is down");
             }
         } catch (NetlinkException e) {
@@ -109,38 +108,24 @@ public final class LoopbackPlugin implements CniPlugin {
         }
     }
 
-    private static NetNs open(String path) throws CniException {
-        Netlink.checkAvailable();
-        try {
-            return NetNs.open(Path.of(path));
-        } catch (NetlinkException e) {
-            throw new CniException(CniError.INVALID_NETNS, "failed to open netns \"" + path + "\": " + e.getMessage());
-        }
-    }
-
-    /** {@code ip -n NETNS link set lo down}; NOT_FOUND when the namespace (or lo) is gone. */
-    private static void setDown(Path netns) {
-        try (NetNs ns = NetNs.open(netns);
-                NetlinkHandle nl = Netlink.open(ns)) {
-            nl.setDown(nl.link(LO).index());
-        }
+    /** {@code ip -n NETNS link set lo down}; NOT_FOUND when lo is gone. */
+    private static void setDown(Namespace ns) {
+        ns.nl().setDown(ns.nl().link(LO).index());
     }
 
     private static CniException failure(String what, NetlinkException e) {
         return new CniException(CniError.INTERNAL, what + ": " + e.getMessage());
     }
 
-    /** Rollback step of ADD (a named class: no lambdas on the start-up path). */
-    private static final class SetDown implements Rollback.Undo {
-        private final Path netns;
-
-        SetDown(Path netns) {
-            this.netns = netns;
+    /** Rollback step of ADD: lo down again (a gone namespace has nothing to undo). */
+    private static final class SetDown extends Undos.InNamespace {
+        SetDown(Namespace container) {
+            super(container);
         }
 
         @Override
-        public void undo() {
-            setDown(netns);
+        protected void apply(Namespace open) {
+            setDown(open);
         }
     }
 }

@@ -6,13 +6,12 @@ import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.MacvlanMode;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Macs;
-import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.link.ContainerLink;
+import io.jcni.plugins.internal.pkg.link.ContainerLinkPlugin;
+import io.jcni.plugins.internal.pkg.link.LinkNamespaces;
 import io.jcni.plugins.internal.pkg.link.Masters;
 import io.jcni.plugins.internal.pkg.link.NewLink;
-import io.jcni.plugins.internal.pkg.ns.Namespace;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -37,10 +36,11 @@ import java.util.Optional;
  * needed. CHECK verifies the prevResult's interface (kind macvlan, mode, MAC), its addresses and routes, and that the
  * master exists; IPAM is checked first. GC and STATUS go to IPAM.
  */
-public final class MacvlanPlugin implements CniPlugin {
+public final class MacvlanPlugin implements ContainerLinkPlugin {
 
     /** The configuration after the overrides; {@code master} may be "" (the default route's, resolved later). */
-    record Config(String master, MacvlanMode mode, int mtu, MacAddress mac, boolean linkInContainer, Dns dns) {
+    record Config(String master, MacvlanMode mode, int mtu, MacAddress mac, boolean linkInContainer, Dns dns)
+            implements LinkNamespaces.LowerDevice {
     }
 
     static Config load(CniRequest request) throws CniException {
@@ -75,68 +75,38 @@ public final class MacvlanPlugin implements CniPlugin {
                 request.config().dns());
     }
 
+    /** The modes Go's macvlan accepts (not {@code source}), in the order its message lists them. */
+    private static final MacvlanMode[] MODES = {MacvlanMode.BRIDGE, MacvlanMode.PRIVATE, MacvlanMode.VEPA,
+        MacvlanMode.PASSTHRU};
+
     /** Go's {@code modeFromString}: "" and {@code bridge} are bridge. */
     static MacvlanMode mode(String text) throws CniException {
-        switch (text) {
-            case "":
-            case "bridge":
-                return MacvlanMode.BRIDGE;
-            case "private":
-                return MacvlanMode.PRIVATE;
-            case "vepa":
-                return MacvlanMode.VEPA;
-            case "passthru":
-                return MacvlanMode.PASSTHRU;
-            default:
-                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "unknown macvlan mode: \"" + text + "\"",
-                        "mode is one of bridge, private, vepa, passthru");
-        }
+        return ContainerLink.mode(text, "macvlan", MacvlanMode.BRIDGE, MODES);
     }
 
     @Override
     public CniResult add(CniRequest request) throws CniException {
         Config config = load(request);
-        try (Namespace host = Namespace.host();
-                Namespace container = Namespace.container(request.netns())) {
-            Namespace lower = config.linkInContainer() ? container : host;
-            Link master = Masters.lookup(lower, Masters.name(config.master(), lower));
+        try (LinkNamespaces ns = LinkNamespaces.open(request, config)) {
+            Link master = Masters.lookup(ns.lower(), Masters.name(config.master(), ns.lower()));
             Masters.checkMtu(config.mtu(), master);
-            Link link = ContainerLink.create(lower, container, config.linkInContainer(),
-                    NewLink.macvlan(master.index(), config.mode()), config.mtu(), config.mac(), request.ifName(),
-                    request.rollback());
-            return ContainerLink.configureFromIpam(request, container, link, true).withDns(config.dns());
+            NewLink macvlan = NewLink.macvlan(master.index(), config.mode());
+            return ContainerLink.createAndConfigure(request, ns, macvlan, config.mtu(), config.mac())
+                    .withDns(config.dns());
         }
-    }
-
-    @Override
-    public void del(CniRequest request) throws CniException {
-        ContainerLink.delete(request);
     }
 
     @Override
     public void check(CniRequest request) throws CniException {
         Config config = load(request);
-        try (Namespace host = Namespace.host();
-                Namespace container = Namespace.container(request.netns())) {
-            IpamDelegation.check(request);
-            Result previous = PrevResults.require(request);
-            Namespace lower = config.linkInContainer() ? container : host;
-            Link master = Masters.lookup(lower, Masters.name(config.master(), lower));
+        try (LinkNamespaces ns = LinkNamespaces.open(request, config)) {
+            Result previous = IpamDelegation.checkThenPrevResult(request);
+            Link master = Masters.lookup(ns.lower(), Masters.name(config.master(), ns.lower()));
             Masters.checkMtu(config.mtu(), master);
-            Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "macvlan");
+            Link link = ContainerLink.check(ns.container(), previous, request.ifName(), request.netns(), "macvlan");
             MacvlanMode actual = link.info() instanceof LinkInfo.Macvlan m ? m.mode() : null;
             ContainerLink.checkMode("macvlan", actual, config.mode());
-            Checks.addressing(container, previous, request.ifName());
+            Checks.addressing(ns.container(), previous, request.ifName());
         }
-    }
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
-    }
-
-    @Override
-    public void status(CniRequest request) throws CniException {
-        IpamDelegation.status(request);
     }
 }

@@ -2,9 +2,9 @@ package io.jcni.plugins.internal.main.ptp;
 
 import io.jcni.netlink.Address;
 import io.jcni.netlink.Link;
-import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.Scope;
+import io.jcni.plugins.internal.main.MainPlugin;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Links;
 import io.jcni.plugins.internal.pkg.ip.NetSysctls;
@@ -16,9 +16,8 @@ import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetBatch;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
-import io.jcni.plugins.internal.pkg.ns.Timing;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
@@ -30,6 +29,7 @@ import io.jcni.spec.IpPrefix;
 import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -48,10 +48,20 @@ import java.util.Optional;
  * <p>DEL and CHECK as the bridge plugin's, without a bridge: a surviving host end of a vanished namespace is
  * recognized by holding the recorded gateway addresses.
  */
-public final class PtpPlugin implements CniPlugin {
+public final class PtpPlugin implements MainPlugin {
 
     /** The configuration (Go's {@code NetConf}). */
     record Config(int mtu, boolean ipMasq, Dns dns, String ipamType) {
+        /** ADD's configuration: {@link #load}, and {@code ipMasq} refused before any side effect. */
+        static Config forAdd(CniRequest request) throws CniException {
+            Config conf = load(request);
+            if (conf.ipMasq()) {
+                throw NetErrors.unsupported("ipMasq");
+            }
+            Timing.phase("config");
+            return conf;
+        }
+
         static Config load(CniRequest request) throws CniException {
             ConfigNode root = request.config().node();
             int mtu = (int) root.integer("mtu", 0, 65535).orElse(0L).longValue();
@@ -68,51 +78,43 @@ public final class PtpPlugin implements CniPlugin {
 
     @Override
     public CniResult add(CniRequest request) throws CniException {
-        Timing timing = Timing.start(request.log(), "ADD");
-        Config conf = Config.load(request);
-        if (conf.ipMasq()) {
-            throw NetErrors.unsupported("ipMasq");
-        }
-        timing.mark("config");
+        Config conf = Config.forAdd(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            timing.mark("netns");
-            Result ipam = Result.from(request.ipam().add());
-            timing.mark("ipam");
-            if (ipam.ips().isEmpty()) {
-                throw new CniException(CniError.INTERNAL, "IPAM plugin returned missing IP config");
-            }
-            boolean v4 = false;
-            boolean v6 = false;
-            for (IpConfig ip : ipam.ips()) {
-                v4 |= ip.isIpv4();
-                v6 |= !ip.isIpv4();
-                if (ip.gateway() == null) {
-                    throw new CniException(CniError.INTERNAL, "IPAM returned no gateway for " + ip.address(),
-                            "ptp routes everything through the gateway, which becomes the host end's address");
-                }
-            }
-            NetSysctls.enableForwarding(host, v4, v6, request.rollback());
-            timing.mark("forwarding");
-
-            String ifName = request.ifName();
-            VethPair veth = VethPair.create(host, container, ifName, conf.mtu(), null, request.rollback());
-            timing.mark("veth");
-            List<Interface> interfaces = List.of(Links.describe(veth.host(), ""),
-                    Links.describe(veth.container(), request.netns()));
-            IpConfig[] ips = new IpConfig[ipam.ips().size()];
-            for (int i = 0; i < ips.length; i++) {
-                ips[i] = ipam.ips().get(i).withInterfaceIndex(1);
-            }
-            Result result = new Result(interfaces, List.of(ips), ipam.routes(), ipam.dns());
-            Link contVeth = IfaceConfig.configure(container, ifName, result, request.rollback(), request.log());
+            Result ipam = requireGateways(Result.from(request.ipam().add()));
+            NetSysctls.enableForwarding(host, ipam.ips(), request.rollback());
+            VethPair veth = VethPair.create(host, container, request.ifName(), conf.mtu(), null, request.rollback());
+            Result result = onContainerEnd(ipam, veth, request.netns());
+            Link contVeth = IfaceConfig.configure(container, request.ifName(), result, request.rollback(),
+                    request.log());
             routeThroughGateway(container, contVeth, result.ips());
-            timing.mark("container");
             configureHostEnd(host, veth.host(), result.ips());
-            timing.mark("host");
-            timing.report();
             return conf.dns().isEmpty() ? result : result.withDns(conf.dns());
         }
+    }
+
+    /** IPAM's result, checked for what ptp needs: addresses, each with a gateway (the host end's address). */
+    private static Result requireGateways(Result ipam) throws CniException {
+        if (ipam.ips().isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "IPAM plugin returned missing IP config");
+        }
+        for (IpConfig ip : ipam.ips()) {
+            if (ip.gateway() == null) {
+                throw new CniException(CniError.INTERNAL, "IPAM returned no gateway for " + ip.address(),
+                        "ptp routes everything through the gateway, which becomes the host end's address");
+            }
+        }
+        return ipam;
+    }
+
+    /** The result: the host veth and the container veth as interfaces, every IP on the container's (index 1). */
+    private static Result onContainerEnd(Result ipam, VethPair veth, String netns) {
+        List<Interface> interfaces = List.of(Links.describe(veth.host(), ""), Links.describe(veth.container(), netns));
+        List<IpConfig> ips = new ArrayList<>(ipam.ips().size());
+        for (IpConfig ip : ipam.ips()) {
+            ips.add(ip.withInterfaceIndex(1));
+        }
+        return new Result(interfaces, ips, ipam.routes(), ipam.dns());
     }
 
     /**
@@ -129,9 +131,11 @@ public final class PtpPlugin implements CniPlugin {
             batch.on("failed to add route " + IpText.format(ip.gateway()) + " dev " + link.name())
                     .addRoute(Prefixes.hostRoute(ip.gateway()).dev(link.index()).scope(Scope.LINK).src(self));
             batch.on("failed to add route " + network + " via " + IpText.format(ip.gateway()))
-                    .addRoute(Prefixes.routeTo(network).via(ip.gateway()).dev(link.index()).scope(Scope.UNIVERSE).src(self));
+                    .addRoute(Prefixes.routeTo(network).via(ip.gateway()).dev(link.index()).scope(Scope.UNIVERSE)
+                            .src(self));
         }
         batch.execute();
+        Timing.phase("routes");
     }
 
     /** Go's {@code setupHostVeth}: the gateway as a host address on the host end, a host route to the container. */
@@ -153,65 +157,39 @@ public final class PtpPlugin implements CniPlugin {
                 }
             }
         }
+        Timing.phase("host");
     }
 
     // ---- DEL -------------------------------------------------------------------------------------------------
 
     @Override
     public void del(CniRequest request) throws CniException {
-        Timing timing = Timing.start(request.log(), "DEL");
-        String ipamType = request.config().ipamType();
-        timing.mark("config");
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
-        timing.mark("netns");
         if (container.isPresent()) {
             Links.deleteAndClose(container.get(), request.ifName());
         } else if (!request.netns().isEmpty()) {
-            deleteOrphanedHostEnd(request);
+            VethPair.deleteOrphanedHostEnd(request, HoldsGateway.INSTANCE);
         }
-        timing.mark("link");
-        if (!ipamType.isEmpty()) {
+        if (!request.config().ipamType().isEmpty()) {
             request.ipam().del();
-            timing.mark("ipam");
-        }
-        timing.report();
-    }
-
-    /** A surviving host end of a vanished namespace: the recorded veth, if it still holds a recorded gateway. */
-    private static void deleteOrphanedHostEnd(CniRequest request) throws CniException {
-        Optional<Result> previous = PrevResults.find(request);
-        if (previous.isEmpty()) {
-            return;
-        }
-        try (Namespace host = Namespace.host()) {
-            for (Interface recorded : previous.get().interfaces()) {
-                if (!recorded.sandbox().isEmpty()) {
-                    continue;
-                }
-                Optional<Link> link = host.nl().findLink(recorded.name());
-                if (link.isPresent() && link.get().info() instanceof LinkInfo.Veth
-                        && holdsGateway(host, link.get(), previous.get().ips())) {
-                    host.nl().deleteLink(link.get().index());
-                    request.log().debug("DEL: namespace " + request.netns() + " is gone; deleted host end "
-                            + recorded.name());
-                }
-            }
-        } catch (NetlinkException e) {
-            if (!e.isNotFound()) {
-                throw NetErrors.failure("failed to delete the host end of " + request.ifName(), e);
-            }
         }
     }
 
-    private static boolean holdsGateway(Namespace host, Link link, List<IpConfig> ips) {
-        for (Address address : host.nl().addresses(link.index(), null)) {
-            for (IpConfig ip : ips) {
-                if (ip.gateway() != null && address.address().equals(ip.gateway())) {
-                    return true;
+    /** A veth that holds one of the recorded gateways as an address. */
+    private static final class HoldsGateway implements VethPair.HostEnd {
+        static final HoldsGateway INSTANCE = new HoldsGateway();
+
+        @Override
+        public boolean isOurs(Namespace host, Link veth, Result previous) {
+            for (Address address : host.nl().addresses(veth.index(), null)) {
+                for (IpConfig ip : previous.ips()) {
+                    if (ip.gateway() != null && address.address().equals(ip.gateway())) {
+                        return true;
+                    }
                 }
             }
+            return false;
         }
-        return false;
     }
 
     // ---- CHECK -----------------------------------------------------------------------------------------------
@@ -221,8 +199,7 @@ public final class PtpPlugin implements CniPlugin {
         Config.load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
-            request.ipam().check();
-            Result result = PrevResults.require(request);
+            Result result = IpamDelegation.checkThenPrevResult(request);
             Link contVeth = Checks.containerVeth(container,
                     PrevResults.containerInterface(result, request.ifName(), request.netns()), request.ifName(),
                     request.netns());
@@ -254,17 +231,5 @@ public final class PtpPlugin implements CniPlugin {
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to check the host end of " + contVeth.name(), e);
         }
-    }
-
-    // ---- GC, STATUS ------------------------------------------------------------------------------------------
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
-    }
-
-    @Override
-    public void status(CniRequest request) throws CniException {
-        IpamDelegation.status(request);
     }
 }

@@ -3,14 +3,13 @@ package io.jcni.plugins.internal.main.vlan;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.plugins.internal.pkg.ip.Checks;
-import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.link.ContainerLink;
+import io.jcni.plugins.internal.pkg.link.ContainerLinkPlugin;
 import io.jcni.plugins.internal.pkg.link.KernelSupport;
+import io.jcni.plugins.internal.pkg.link.LinkNamespaces;
 import io.jcni.plugins.internal.pkg.link.Masters;
 import io.jcni.plugins.internal.pkg.link.NewLink;
-import io.jcni.plugins.internal.pkg.ns.Namespace;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -34,9 +33,10 @@ import io.jcni.spec.Result;
  * looks the master up first and fails without it). CHECK verifies the prevResult's interface (kind vlan, VLAN id,
  * MAC, MTU when configured), its addresses and routes, and that the master exists.
  */
-public final class VlanPlugin implements CniPlugin {
+public final class VlanPlugin implements ContainerLinkPlugin {
 
-    record Config(String master, int vlanId, int mtu, boolean linkInContainer, Dns dns) {
+    record Config(String master, int vlanId, int mtu, boolean linkInContainer, Dns dns)
+            implements LinkNamespaces.LowerDevice {
     }
 
     static Config load(CniRequest request) throws CniException {
@@ -64,32 +64,21 @@ public final class VlanPlugin implements CniPlugin {
     @Override
     public CniResult add(CniRequest request) throws CniException {
         Config config = load(request);
-        try (Namespace host = Namespace.host();
-                Namespace container = Namespace.container(request.netns())) {
-            Namespace lower = config.linkInContainer() ? container : host;
-            Link master = Masters.lookup(lower, config.master());
+        try (LinkNamespaces ns = LinkNamespaces.open(request, config)) {
+            Link master = Masters.lookup(ns.lower(), config.master());
             Masters.checkMtu(config.mtu(), master);
-            Link link = ContainerLink.create(lower, container, config.linkInContainer(),
-                    NewLink.vlan(master.index(), config.vlanId()), config.mtu(), null, request.ifName(),
-                    request.rollback());
-            return ContainerLink.configureFromIpam(request, container, link, false).withDns(config.dns());
+            NewLink vlan = NewLink.vlan(master.index(), config.vlanId());
+            return ContainerLink.createAndConfigure(request, ns, vlan, config.mtu(), null).withDns(config.dns());
         }
-    }
-
-    @Override
-    public void del(CniRequest request) throws CniException {
-        ContainerLink.delete(request);
     }
 
     @Override
     public void check(CniRequest request) throws CniException {
         Config config = load(request);
-        try (Namespace host = Namespace.host();
-                Namespace container = Namespace.container(request.netns())) {
-            request.ipam().check();
-            Result previous = PrevResults.require(request);
-            Masters.lookup(config.linkInContainer() ? container : host, config.master());
-            Link link = ContainerLink.check(container, previous, request.ifName(), request.netns(), "vlan");
+        try (LinkNamespaces ns = LinkNamespaces.open(request, config)) {
+            Result previous = IpamDelegation.checkThenPrevResult(request);
+            Masters.lookup(ns.lower(), config.master());
+            Link link = ContainerLink.check(ns.container(), previous, request.ifName(), request.netns(), "vlan");
             int actual = link.info() instanceof LinkInfo.Vlan v ? v.id() : -1;
             if (actual != config.vlanId()) {
                 throw new CniException(CniError.INTERNAL, "Error: Container vlan " + request.ifName()
@@ -99,13 +88,8 @@ public final class VlanPlugin implements CniPlugin {
                 throw new CniException(CniError.INTERNAL, "Error: Container vlan " + request.ifName()
                         + " has MTU " + link.mtu() + ", configured " + config.mtu());
             }
-            Checks.addressing(container, previous, request.ifName());
+            Checks.addressing(ns.container(), previous, request.ifName());
         }
-    }
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        IpamDelegation.gc(request);
     }
 
     /** IPAM's status, and code 50 when the kernel cannot create 802.1Q links. */

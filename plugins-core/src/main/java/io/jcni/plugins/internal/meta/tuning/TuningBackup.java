@@ -21,9 +21,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -155,10 +153,5 @@ record TuningBackup(String mac, Boolean promisc, int mtu, Boolean allmulti, int 
         } catch (IOException e) {
             throw new CniException(CniError.IO_FAILURE, "failed to remove file " + file + ": " + e);
         }
-    }
-
-    /** The sysctl entries as a list, for callers that restore them in reverse order. */
-    List<Map.Entry<String, String>> sysctlEntries() {
-        return new ArrayList<>(sysctls.entrySet());
     }
 }

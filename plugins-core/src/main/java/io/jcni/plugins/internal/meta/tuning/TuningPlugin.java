@@ -3,11 +3,13 @@ package io.jcni.plugins.internal.meta.tuning;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetNs;
-import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Sysctl;
 import io.jcni.plugins.internal.meta.tuning.TuningConfig.Setting;
+import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
+import io.jcni.plugins.internal.pkg.ns.Namespace;
+import io.jcni.plugins.internal.pkg.ns.Undos;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The {@code tuning} meta plugin, chained after a plugin that created CNI_IFNAME: writes network sysctls and changes
@@ -68,39 +71,107 @@ public final class TuningPlugin implements CniPlugin {
         TuningConfig config = TuningConfig.load(request, SysctlAllowlist.load(allowlistFile));
         String ifName = request.ifName();
         Rollback rollback = request.rollback();
-        try (NetNs netns = openNetns(request.netns());
-                NetlinkHandle nl = Netlink.open(netns)) {
-            Map<String, String> previousSysctls = config.sysctls().isEmpty() ? Map.of()
-                    : netns.call(new ReadSysctls(config.sysctls()));
-            Link link = null;
-            if (config.changesLink()) {
-                link = nl.findLink(ifName).orElse(null);
-                if (link == null) {
-                    throw new CniException(CniError.INTERNAL, "failed to get \"" + ifName + "\": no such link in "
-                            + request.netns());
-                }
-            }
+        try (Namespace container = Namespace.container(request.netns())) {
+            Map<String, String> previousSysctls = readSysctls(container, config.sysctls());
+            Link link = config.changesLink() ? requireLink(container, ifName) : null;
             TuningBackup backup = backupOf(config, link, previousSysctls);
-            if (backup.restoresLink() || !backup.sysctls().isEmpty()) {
-                Path file = TuningBackup.file(config.dataDir(), request.containerId(), ifName);
-                backup.write(file);
-                rollback.onFailure("remove " + file, new DeleteBackup(file));
-            }
-            if (!config.sysctls().isEmpty()) {
-                SysctlWrites writes = new SysctlWrites(config.sysctls());
-                rollback.onFailure("restore sysctls in " + request.netns(),
-                        new RestoreSysctls(netns.path(), writes, previousSysctls));
-                netns.call(writes);
-            }
+            saveBackup(request, config, backup);
+            writeSysctls(container, config.sysctls(), previousSysctls, rollback);
             if (link != null) {
-                rollback.onFailure("restore the attributes of " + ifName + " in " + request.netns(),
-                        new RestoreLink(netns.path(), ifName, backup));
-                change(nl, link, config);
+                changeLink(container, link, config, backup, rollback);
             }
         } catch (NetlinkException e) {
             throw failure("tuning " + ifName + " in " + request.netns(), e);
         }
         return resultOf(config.prevResult(), config, ifName);
+    }
+
+    /** The configured sysctls' current values in the container (see {@link ReadSysctls}); empty when none. */
+    private static Map<String, String> readSysctls(Namespace container, List<Setting> settings) throws CniException {
+        return settings.isEmpty() ? Map.of() : container.netns().call(new ReadSysctls(settings));
+    }
+
+    private static Link requireLink(Namespace container, String ifName) throws CniException {
+        Optional<Link> link = container.nl().findLink(ifName);
+        if (link.isEmpty()) {
+            throw new CniException(CniError.INTERNAL, "failed to get \"" + ifName + "\": no such link in "
+                    + container.path());
+        }
+        return link.get();
+    }
+
+    /** The backup file, written before anything changes (when anything will), and removed if the ADD fails. */
+    private static void saveBackup(CniRequest request, TuningConfig config, TuningBackup backup) throws CniException {
+        if (!backup.restoresLink() && backup.sysctls().isEmpty()) {
+            return;
+        }
+        Path file = TuningBackup.file(config.dataDir(), request.containerId(), request.ifName());
+        backup.write(file);
+        request.rollback().onFailure("remove " + file, new DeleteBackup(file));
+    }
+
+    /** ADD rollback: the backup file goes with the changes it describes. */
+    private static final class DeleteBackup implements Rollback.Undo {
+        private final Path file;
+
+        DeleteBackup(Path file) {
+            this.file = file;
+        }
+
+        @Override
+        public void undo() throws CniException {
+            TuningBackup.delete(file);
+        }
+    }
+
+    /**
+     * Writes the sysctls in the container (see {@link SysctlWrites}). Their previous values are restored if the ADD
+     * fails, registered first, so a write that fails part-way is undone too (a key not yet written already holds its
+     * previous value, and restoring writes nothing there).
+     */
+    private static void writeSysctls(Namespace container, List<Setting> settings, Map<String, String> previous,
+            Rollback rollback) throws CniException {
+        if (settings.isEmpty()) {
+            return;
+        }
+        List<SysctlWrite> restore = new ArrayList<>(previous.size());
+        for (int i = settings.size() - 1; i >= 0; i--) { // newest first
+            String value = previous.get(settings.get(i).path());
+            if (value != null) {
+                restore.add(new SysctlWrite(settings.get(i).path(), value, false));
+            }
+        }
+        rollback.onFailure("restore sysctls in " + container, new Undos.RestoreSysctls(container, restore));
+        container.netns().call(new SysctlWrites(settings));
+    }
+
+    /** Changes the link's attributes; restored from {@code backup} if the ADD fails. */
+    private static void changeLink(Namespace container, Link link, TuningConfig config, TuningBackup backup,
+            Rollback rollback) throws CniException {
+        rollback.onFailure("restore the attributes of " + link.name() + " in " + container,
+                new RestoreLink(container, link.name(), backup));
+        change(container.nl(), link, config);
+    }
+
+    /** ADD rollback: the link's saved attributes back (a gone namespace or link has nothing to restore). */
+    private static final class RestoreLink extends Undos.InNamespace {
+        private final String ifName;
+        private final TuningBackup backup;
+
+        RestoreLink(Namespace container, String ifName, TuningBackup backup) {
+            super(container);
+            this.ifName = ifName;
+            this.backup = backup;
+        }
+
+        @Override
+        protected void apply(Namespace open) throws CniException {
+            List<String> errors = new ArrayList<>();
+            restoreLink(open.nl(), ifName, backup, errors);
+            if (!errors.isEmpty()) {
+                throw new CniException(CniError.INTERNAL, String.join("; ", errors));
+            }
+        }
     }
 
     /** What ADD will replace: only the attributes the configuration changes, as upstream records them. */
@@ -200,32 +271,19 @@ public final class TuningPlugin implements CniPlugin {
         if (backup == null) {
             return;
         }
-        if (request.netns().isEmpty()) {
+        Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
+        if (container.isEmpty()) {
+            request.log().debug("DEL: no namespace at \"" + request.netns() + "\": nothing to restore");
             TuningBackup.delete(file);
             return;
         }
-        NetNs netns;
-        try {
-            Netlink.checkAvailable();
-            netns = NetNs.open(Path.of(request.netns()));
-        } catch (NetlinkException e) {
-            if (e.isNotFound()) {
-                request.log().debug("DEL: " + e.getMessage() + ": nothing to restore");
-                TuningBackup.delete(file);
-                return;
-            }
-            throw new CniException(CniError.INVALID_NETNS, "failed to open netns \"" + request.netns() + "\": "
-                    + e.getMessage());
-        }
         List<String> errors = new ArrayList<>();
-        try (netns) {
+        try (Namespace ns = container.get()) {
             if (backup.restoresLink()) {
-                try (NetlinkHandle nl = Netlink.open(netns)) {
-                    restoreLink(nl, request.ifName(), backup, errors);
-                }
+                restoreLink(ns.nl(), request.ifName(), backup, errors);
             }
             if (!backup.sysctls().isEmpty()) {
-                errors.addAll(netns.call(new RestoreSysctls(null, null, backup.sysctls())));
+                errors.addAll(ns.netns().call(new RestoreSavedSysctls(backup.sysctls())));
             }
         } catch (NetlinkException e) {
             errors.add(e.getMessage());
@@ -290,14 +348,13 @@ public final class TuningPlugin implements CniPlugin {
     public void check(CniRequest request) throws CniException {
         TuningConfig config = TuningConfig.load(request, null);
         String ifName = request.ifName();
-        try (NetNs netns = openNetns(request.netns());
-                NetlinkHandle nl = Netlink.open(netns)) {
-            Link link = nl.findLink(ifName).orElse(null);
+        try (Namespace container = Namespace.container(request.netns())) {
+            Link link = container.nl().findLink(ifName).orElse(null);
             if (link == null) {
                 throw new CniException(CniError.INTERNAL, "Cannot find container link " + ifName);
             }
             if (!config.sysctls().isEmpty()) {
-                Map<String, String> current = netns.call(new ReadSysctls(config.sysctls()));
+                Map<String, String> current = readSysctls(container, config.sysctls());
                 for (Setting setting : config.sysctls()) {
                     String value = current.get(setting.path());
                     if (value != null && !normalized(value).equals(normalized(setting.value()))) {
@@ -337,15 +394,6 @@ public final class TuningPlugin implements CniPlugin {
     }
 
     // ------------------------------------------------------------------------------------------ helpers
-
-    private static NetNs openNetns(String path) throws CniException {
-        Netlink.checkAvailable();
-        try {
-            return NetNs.open(Path.of(path));
-        } catch (NetlinkException e) {
-            throw new CniException(CniError.INVALID_NETNS, "failed to open netns \"" + path + "\": " + e.getMessage());
-        }
-    }
 
     private static CniException failure(String what, NetlinkException e) {
         return new CniException(CniError.INTERNAL, what + ": " + e.getMessage());
@@ -397,10 +445,12 @@ public final class TuningPlugin implements CniPlugin {
         }
     }
 
-    /** Inside the container's namespace: writes the sysctls in order, counting those written for the undo. */
+    /**
+     * Inside the container's namespace: writes the sysctls in order. A value the kernel refuses (EINVAL, EPERM) is
+     * the configuration's fault: code 7 naming the key as configured.
+     */
     private static final class SysctlWrites implements NetNs.Task<Void, CniException> {
         private final List<Setting> settings;
-        private int written;
 
         SysctlWrites(List<Setting> settings) {
             this.settings = settings;
@@ -411,7 +461,6 @@ public final class TuningPlugin implements CniPlugin {
             for (Setting setting : settings) {
                 try {
                     Sysctl.write(setting.path(), setting.value());
-                    written++;
                 } catch (NetlinkException e) {
                     int code = e.kind() == NetlinkException.Kind.INVALID
                             || e.kind() == NetlinkException.Kind.PERMISSION_DENIED
@@ -425,50 +474,22 @@ public final class TuningPlugin implements CniPlugin {
     }
 
     /**
-     * Puts sysctls back, newest first, inside the namespace. As an ADD rollback ({@code netnsPath} set) it restores
-     * only what {@code writes} wrote and throws; as DEL's task ({@code netnsPath} null, run through
-     * {@link NetNs#call}) it restores every saved value and returns the failures. A sysctl that is gone (its interface
-     * was deleted) has nothing to restore.
+     * DEL, inside the namespace: every saved sysctl value back, newest first. A sysctl that is gone (its interface was
+     * deleted) has nothing to restore; the other failures are collected, not thrown, so every value is tried.
      */
-    private static final class RestoreSysctls implements Rollback.Undo, NetNs.Task<List<String>, RuntimeException> {
-        private final Path netnsPath;
-        private final SysctlWrites writes;
-        private final Map<String, String> previous;
+    private static final class RestoreSavedSysctls implements NetNs.Task<List<String>, RuntimeException> {
+        private final List<Map.Entry<String, String>> saved;
 
-        RestoreSysctls(Path netnsPath, SysctlWrites writes, Map<String, String> previous) {
-            this.netnsPath = netnsPath;
-            this.writes = writes;
-            this.previous = previous;
-        }
-
-        @Override
-        public void undo() throws CniException {
-            List<String> errors;
-            try (NetNs netns = NetNs.open(netnsPath)) {
-                errors = netns.call(this);
-            }
-            if (!errors.isEmpty()) {
-                throw new CniException(CniError.INTERNAL, String.join("; ", errors));
-            }
+        RestoreSavedSysctls(Map<String, String> saved) {
+            this.saved = new ArrayList<>(saved.entrySet());
         }
 
         @Override
         public List<String> run() {
-            List<String> paths = new ArrayList<>();
-            if (writes == null) {
-                paths.addAll(previous.keySet());
-            } else {
-                for (int i = 0; i < writes.written; i++) {
-                    paths.add(writes.settings.get(i).path());
-                }
-            }
             List<String> errors = new ArrayList<>();
-            for (int i = paths.size() - 1; i >= 0; i--) {
-                String path = paths.get(i);
-                String value = previous.get(path);
-                if (value == null) {
-                    continue;
-                }
+            for (int i = saved.size() - 1; i >= 0; i--) {
+                String path = saved.get(i).getKey();
+                String value = saved.get(i).getValue();
                 try {
                     Sysctl.write(path, value);
                 } catch (NetlinkException e) {
@@ -478,45 +499,6 @@ public final class TuningPlugin implements CniPlugin {
                 }
             }
             return errors;
-        }
-    }
-
-    /** ADD rollback: the link's saved attributes back. */
-    private static final class RestoreLink implements Rollback.Undo {
-        private final Path netnsPath;
-        private final String ifName;
-        private final TuningBackup backup;
-
-        RestoreLink(Path netnsPath, String ifName, TuningBackup backup) {
-            this.netnsPath = netnsPath;
-            this.ifName = ifName;
-            this.backup = backup;
-        }
-
-        @Override
-        public void undo() throws CniException {
-            List<String> errors = new ArrayList<>();
-            try (NetNs netns = NetNs.open(netnsPath);
-                    NetlinkHandle nl = Netlink.open(netns)) {
-                restoreLink(nl, ifName, backup, errors);
-            }
-            if (!errors.isEmpty()) {
-                throw new CniException(CniError.INTERNAL, String.join("; ", errors));
-            }
-        }
-    }
-
-    /** ADD rollback: the backup file goes with the changes it describes. */
-    private static final class DeleteBackup implements Rollback.Undo {
-        private final Path file;
-
-        DeleteBackup(Path file) {
-            this.file = file;
-        }
-
-        @Override
-        public void undo() throws CniException {
-            TuningBackup.delete(file);
         }
     }
 }

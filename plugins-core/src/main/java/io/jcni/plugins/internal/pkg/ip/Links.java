@@ -4,6 +4,7 @@ import io.jcni.netlink.Link;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Interface;
 
@@ -31,5 +32,6 @@ public final class Links {
                 throw NetErrors.failure("failed to delete \"" + ifName + "\" in " + container.path(), e);
             }
         }
+        Timing.phase("link");
     }
 }

@@ -6,7 +6,9 @@ import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.internal.pkg.ns.Undos;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniException;
+import io.jcni.spec.IpConfig;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,22 +36,38 @@ public final class NetSysctls {
     public static final String IPV6_FORWARD = "net/ipv6/conf/all/forwarding";
 
     /**
-     * {@code accept_ra=0} on a host-side link (veth end, bridge): the host must not configure itself from router
-     * advertisements sent by a container (CVE-2020-10749). Tolerates a kernel without IPv6 (no such key). When the
-     * value changed and the link existed before this ADD, pass a rollback to restore it; pass null for a link the
-     * ADD created (its sysctls go with it).
+     * {@code accept_ra=0} on a host-side link this ADD created (veth end, bridge): the host must not configure itself
+     * from router advertisements sent by a container (CVE-2020-10749). Tolerates a kernel without IPv6 (no such key).
+     * Nothing to restore: the link's sysctls go with it.
      */
+    public static void disableAcceptRa(Namespace ns, String link) throws CniException {
+        set(ns, acceptRaOff(link), acceptRaFailure(link));
+    }
+
+    /** As {@link #disableAcceptRa(Namespace, String)} on a link that existed before this ADD: restored on failure. */
     public static void disableAcceptRa(Namespace ns, String link, Rollback rollback) throws CniException {
-        exchange(ns, List.of(new SysctlWrite(acceptRa(link), "0", false)), rollback,
-                "failed to disable router advertisements (accept_ra=0) on \"" + link + "\"");
+        set(ns, acceptRaOff(link), rollback, acceptRaFailure(link));
+    }
+
+    private static List<SysctlWrite> acceptRaOff(String link) {
+        return List.of(new SysctlWrite(acceptRa(link), "0", false));
+    }
+
+    private static String acceptRaFailure(String link) {
+        return "failed to disable router advertisements (accept_ra=0) on \"" + link + "\"";
     }
 
     /**
-     * IP forwarding for the families present, as Go's {@code ip.EnableForward}: writes 1 only where it is not 1
+     * IP forwarding for the families of {@code ips}, as Go's {@code ip.EnableForward}: writes 1 only where it is not 1
      * already. A value this ADD changed is restored by the rollback.
      */
-    public static void enableForwarding(Namespace ns, boolean ipv4, boolean ipv6, Rollback rollback)
-            throws CniException {
+    public static void enableForwarding(Namespace ns, List<IpConfig> ips, Rollback rollback) throws CniException {
+        boolean ipv4 = false;
+        boolean ipv6 = false;
+        for (IpConfig ip : ips) {
+            ipv4 |= ip.isIpv4();
+            ipv6 |= !ip.isIpv4();
+        }
         List<SysctlWrite> writes = new ArrayList<>(2);
         if (ipv4) {
             writes.add(new SysctlWrite(IPV4_FORWARD, "1", true));
@@ -57,7 +75,8 @@ public final class NetSysctls {
         if (ipv6) {
             writes.add(new SysctlWrite(IPV6_FORWARD, "1", true));
         }
-        exchange(ns, writes, rollback, "failed to enable forwarding");
+        set(ns, writes, rollback, "failed to enable forwarding");
+        Timing.phase("forwarding");
     }
 
     /**
@@ -77,30 +96,33 @@ public final class NetSysctls {
             writes.add(new SysctlWrite("net/ipv6/conf/" + ifName + "/accept_dad", "0", false));
         }
         writes.add(new SysctlWrite("net/ipv4/conf/" + ifName + "/arp_notify", "1", false));
-        exchange(container, writes, null, "failed to configure \"" + ifName + "\" in " + container);
+        set(container, writes, "failed to configure \"" + ifName + "\" in " + container);
     }
 
     /**
-     * Applies {@code writes} in {@code ns} and registers the restore of every value it changed (when a rollback is
-     * given). {@code failure} starts the error message.
+     * Applies {@code writes} in {@code ns}, on links this ADD created (nothing to restore); {@code failure} starts
+     * the error message.
+     *
+     * @return what each key held before, null where nothing was written ({@link Namespace#exchangeSysctls})
      */
-    public static void exchange(Namespace ns, List<SysctlWrite> writes, Rollback rollback, String failure)
-            throws CniException {
+    public static List<String> set(Namespace ns, List<SysctlWrite> writes, String failure) throws CniException {
         if (writes.isEmpty()) {
-            return;
+            return List.of();
         }
-        List<String> previous;
         try {
-            previous = ns.exchangeSysctls(writes);
+            return ns.exchangeSysctls(writes);
         } catch (NetlinkException e) {
             throw NetErrors.failure(failure, e);
         }
-        if (rollback == null) {
-            return;
-        }
+    }
+
+    /** As {@link #set(Namespace, List, String)}, and registers the restore of every value it changed. */
+    public static void set(Namespace ns, List<SysctlWrite> writes, Rollback rollback, String failure)
+            throws CniException {
+        List<String> previous = set(ns, writes, failure);
         List<SysctlWrite> restore = new ArrayList<>(writes.size());
         StringBuilder keys = new StringBuilder();
-        for (int i = 0; i < writes.size(); i++) {
+        for (int i = 0; i < previous.size(); i++) {
             if (previous.get(i) != null) {
                 restore.add(new SysctlWrite(writes.get(i).key(), previous.get(i), false));
                 keys.append(keys.isEmpty() ? "" : ", ").append(writes.get(i).key()).append('=').append(previous.get(i));

@@ -2,17 +2,23 @@ package io.jcni.plugins.internal.pkg.ip;
 
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
+import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.internal.pkg.ns.Undos;
+import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
+import io.jcni.spec.Interface;
+import io.jcni.spec.Result;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Optional;
 
 /**
  * A veth pair between the host and a container, as Go's {@code ip.SetupVeth} makes it: the container end named
@@ -63,12 +69,50 @@ public record VethPair(Link host, Link container) {
         rollback.onFailure("delete veth " + hostName + " (and its peer " + ifName + ")",
                 new Undos.DeleteLink(host, hostName));
         try {
-            NetSysctls.disableAcceptRa(host, hostName, null);
+            NetSysctls.disableAcceptRa(host, hostName);
             Link hostEnd = host.nl().link(hostName);
             host.nl().setUp(hostEnd.index());
-            return new VethPair(host.nl().link(hostEnd.index()), container.nl().link(ifName));
+            VethPair pair = new VethPair(host.nl().link(hostEnd.index()), container.nl().link(ifName));
+            Timing.phase("veth");
+            return pair;
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to set up veth " + hostName, e);
+        }
+    }
+
+    /** How DEL recognizes its host end among a prevResult's host-side veths once the container's namespace is gone. */
+    public interface HostEnd {
+        /** Whether {@code veth}, a host-side veth recorded in {@code previous}, is this attachment's host end. */
+        boolean isOurs(Namespace host, Link veth, Result previous);
+    }
+
+    /**
+     * DEL when the namespace file is gone: if the namespace itself lives on (held by a process), so does the veth
+     * pair, and the host end recorded in prevResult is deleted when {@code ours} recognizes it. No prevResult, or a
+     * link already gone, is success.
+     */
+    public static void deleteOrphanedHostEnd(CniRequest request, HostEnd ours) throws CniException {
+        Optional<Result> previous = PrevResults.find(request);
+        if (previous.isEmpty()) {
+            return;
+        }
+        try (Namespace host = Namespace.host()) {
+            for (Interface recorded : previous.get().interfaces()) {
+                if (!recorded.sandbox().isEmpty()) {
+                    continue;
+                }
+                Optional<Link> link = host.nl().findLink(recorded.name());
+                if (link.isPresent() && link.get().info() instanceof LinkInfo.Veth
+                        && ours.isOurs(host, link.get(), previous.get())) {
+                    host.nl().deleteLink(link.get().index());
+                    request.log().debug("DEL: namespace " + request.netns() + " is gone; deleted host end "
+                            + recorded.name());
+                }
+            }
+        } catch (NetlinkException e) {
+            if (!e.isNotFound()) {
+                throw NetErrors.failure("failed to delete the host end of " + request.ifName(), e);
+            }
         }
     }
 

@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.pkg.ns.NetBatch;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.sdk.PluginLog;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.IpConfig;
@@ -83,7 +84,7 @@ public final class IfaceConfig {
         if (ipv6) {
             List<SysctlWrite> enable = List.of(new SysctlWrite(NetSysctls.disableIpv6("lo"), "0", false),
                     new SysctlWrite(NetSysctls.disableIpv6(ifName), "0", false));
-            NetSysctls.exchange(ns, enable, rollback, "failed to enable IPv6 for \"" + ifName + "\"");
+            NetSysctls.set(ns, enable, rollback, "failed to enable IPv6 for \"" + ifName + "\"");
         }
         Gateways gateways = Gateways.of(mine);
 
@@ -110,7 +111,9 @@ public final class IfaceConfig {
         }
         routes.execute();
         try {
-            return ns.nl().link(link.index());
+            Link configured = ns.nl().link(link.index());
+            Timing.phase("container");
+            return configured;
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to lookup \"" + ifName + "\"", e);
         }

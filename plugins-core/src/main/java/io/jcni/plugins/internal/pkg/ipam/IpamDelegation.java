@@ -1,7 +1,9 @@
 package io.jcni.plugins.internal.pkg.ipam;
 
+import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniException;
+import io.jcni.spec.Result;
 
 /**
  * GC and STATUS for a main plugin: it holds nothing between calls itself, so both verbs are its IPAM plugin's answer
@@ -20,6 +22,15 @@ public final class IpamDelegation {
         if (!request.config().ipamType().isEmpty()) {
             request.ipam().check();
         }
+    }
+
+    /**
+     * CHECK's first step in a main plugin, in Go's order: the IPAM plugin's CHECK (when the configuration has one),
+     * then the prevResult this plugin checks the kernel against (code 7 "Required prevResult missing" without one).
+     */
+    public static Result checkThenPrevResult(CniRequest request) throws CniException {
+        check(request);
+        return PrevResults.require(request);
     }
 
     /** GC: the IPAM plugin releases what is not in {@code cni.dev/valid-attachments}. */

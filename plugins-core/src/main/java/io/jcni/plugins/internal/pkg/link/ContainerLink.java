@@ -41,16 +41,16 @@ public final class ContainerLink {
      * each name is registered as soon as the name exists, and the final name's only once this ADD owns it: a link
      * {@code ifName} that was there before is never deleted by the rollback.
      *
-     * @param creator   the namespace whose handle creates the link and in which the lower device is looked up: the
-     *                  host (the link is created directly in the container) or the container ({@code linkInContainer})
-     * @param inContainer whether {@code creator} is the container
+     * @param creator the namespace whose handle creates the link and in which the lower device is looked up: the host
+     *                (the link is created directly in the container) or {@code container} itself
+     *                ({@code linkInContainer})
      * @return the link, renamed, as the container sees it
      */
-    public static Link create(Namespace creator, Namespace container, boolean inContainer, NewLink link, int mtu,
-            MacAddress mac, String ifName, Rollback rollback) throws CniException {
+    public static Link create(Namespace creator, Namespace container, NewLink link, int mtu, MacAddress mac,
+            String ifName, Rollback rollback) throws CniException {
         String temporary = temporaryName();
         LinkAttrs attrs = LinkAttrs.named(temporary).mtu(mtu).address(mac);
-        if (!inContainer) {
+        if (creator != container) {
             attrs = attrs.netns(container.netns());
         }
         try {
@@ -76,6 +76,16 @@ public final class ContainerLink {
         }
     }
 
+    /**
+     * ADD of a link on a lower device, as Go's macvlan and vlan go: the link {@linkplain #create created} in the
+     * container (from {@code ns.lower()}), then {@linkplain #configureFromIpam configured from IPAM}.
+     */
+    public static Result createAndConfigure(CniRequest request, LinkNamespaces ns, NewLink link, int mtu,
+            MacAddress mac) throws CniException {
+        Link created = create(ns.lower(), ns.container(), link, mtu, mac, request.ifName(), request.rollback());
+        return configureFromIpam(request, ns.container(), created);
+    }
+
     /** {@code tmp} and 8 hex digits: unique enough for the moment it exists, and a valid interface name. */
     public static String temporaryName() {
         String hex = Integer.toHexString(ThreadLocalRandom.current().nextInt());
@@ -85,12 +95,13 @@ public final class ContainerLink {
     /**
      * Applies an IPAM result to the link, as Go's plugins do after creating it: no addresses is an error
      * ({@code IPAM plugin returned missing IP config}), every address goes on this interface (index 0), and the
-     * result reports only this interface. With {@code announce}, {@code arp_notify} and {@code ndisc_notify} are set
-     * first so the kernel announces the addresses when the link comes up (newer upstream macvlan and ipvlan; failures
-     * ignored as there).
+     * result reports only this interface. On a macvlan or ipvlan link, {@code arp_notify} and {@code ndisc_notify} are
+     * set first so the kernel announces the addresses when the link comes up (newer upstream macvlan and ipvlan do;
+     * failures ignored as there).
      */
-    public static Result configure(CniRequest request, Namespace container, Interface iface, CniResult ipam,
-            boolean announce) throws CniException {
+    public static Result configure(CniRequest request, Namespace container, Link link, CniResult ipam)
+            throws CniException {
+        Interface iface = Links.describe(link, request.netns());
         Result from = Result.from(ipam);
         if (from.ips().isEmpty()) {
             throw new CniException(CniError.INTERNAL, "IPAM plugin returned missing IP config",
@@ -101,7 +112,7 @@ public final class ContainerLink {
             ips.add(ip.withInterfaceIndex(0));
         }
         Result result = from.withInterfaces(List.of(iface)).withIps(ips);
-        if (announce) {
+        if (link.kind().equals("macvlan") || link.kind().equals("ipvlan")) {
             try {
                 container.exchangeSysctls(List.of(
                         new Namespace.SysctlWrite("net/ipv4/conf/" + iface.name() + "/arp_notify", "1", false),
@@ -121,14 +132,13 @@ public final class ContainerLink {
      * mode), the link only set up and a result of just the interface. Plugins that require {@code ipam} have refused
      * a configuration without it before any side effect. The configuration's {@code dns} is the caller's to apply.
      */
-    public static Result configureFromIpam(CniRequest request, Namespace container, Link link, boolean announce)
+    public static Result configureFromIpam(CniRequest request, Namespace container, Link link)
             throws CniException {
-        Interface iface = Links.describe(link, request.netns());
         if (request.config().ipamType().isEmpty()) {
             up(container, link);
-            return new Result(List.of(iface), List.of(), List.of(), Dns.EMPTY);
+            return new Result(List.of(Links.describe(link, request.netns())), List.of(), List.of(), Dns.EMPTY);
         }
-        return configure(request, container, iface, request.ipam().add(), announce);
+        return configure(request, container, link, request.ipam().add());
     }
 
     /** {@code ip link set dev IFNAME up}, for a link without addresses (L2 mode). */
@@ -239,6 +249,26 @@ public final class ContainerLink {
             throw new CniException(CniError.INTERNAL, "Container " + what + " mode " + modeName(actual)
                     + " does not match expected value: " + modeName(expected));
         }
+    }
+
+    /**
+     * Go's {@code modeFromString} of macvlan and ipvlan: "" is {@code fallback}, else the lower-case name of one of
+     * {@code modes}; anything else is code 7 naming {@code kind} and the choices ({@code unknown macvlan mode:
+     * "source"}).
+     */
+    public static <M extends Enum<M>> M mode(String text, String kind, M fallback, M[] modes) throws CniException {
+        if (text.isEmpty()) {
+            return fallback;
+        }
+        StringBuilder choices = new StringBuilder();
+        for (M mode : modes) {
+            if (modeName(mode).equals(text)) {
+                return mode;
+            }
+            choices.append(choices.isEmpty() ? "" : ", ").append(modeName(mode));
+        }
+        throw new CniException(CniError.INVALID_NETWORK_CONFIG, "unknown " + kind + " mode: \"" + text + "\"",
+                "mode is one of " + choices);
     }
 
     private static String modeName(Enum<?> mode) {

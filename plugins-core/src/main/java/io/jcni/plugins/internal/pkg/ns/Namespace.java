@@ -7,6 +7,7 @@ import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Route;
 import io.jcni.netlink.Sysctl;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import java.nio.file.Path;
@@ -71,7 +72,9 @@ public final class Namespace implements AutoCloseable {
         }
         Netlink.checkAvailable();
         try {
-            return Optional.of(new Namespace(path, null, NetNs.open(Path.of(path))));
+            Namespace container = new Namespace(path, null, NetNs.open(Path.of(path)));
+            Timing.phase("netns");
+            return Optional.of(container);
         } catch (NetlinkException e) {
             if (e.isNotFound()) {
                 return Optional.empty();

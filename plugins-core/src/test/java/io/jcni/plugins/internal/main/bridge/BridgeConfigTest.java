@@ -42,7 +42,7 @@ class BridgeConfigTest {
         io.jcni.plugins.sdk.CniPlugin probe = new io.jcni.plugins.sdk.CniPlugin() {
             @Override
             public io.jcni.spec.CniResult add(io.jcni.plugins.sdk.CniRequest request) throws CniException {
-                loaded[0] = BridgeConfig.load(request, true);
+                loaded[0] = BridgeConfig.forAdd(request);
                 return new Result(List.of(), List.of(), List.of(), Dns.EMPTY);
             }
 

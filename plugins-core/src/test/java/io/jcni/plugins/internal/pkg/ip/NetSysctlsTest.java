@@ -1,18 +1,26 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.plugins.testing.Worlds;
+import static io.jcni.plugins.testing.Addresses.ip;
+import static io.jcni.plugins.testing.Addresses.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.Sysctl;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
+import io.jcni.spec.IpConfig;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** {@link NetSysctls} in fresh namespaces: Go's values, and the undo of what outlives a failed ADD. */
 class NetSysctlsTest {
+    static final List<IpConfig> V4 = List.of(new IpConfig(0, prefix("10.9.0.2/24"), ip("10.9.0.1")));
+    static final List<IpConfig> DUAL_STACK = List.of(V4.get(0),
+            new IpConfig(0, prefix("fd09::2/64"), ip("fd09::1")));
+
     private Worlds w;
 
     @BeforeEach
@@ -36,7 +44,7 @@ class NetSysctlsTest {
         Sysctl.write(w.hostNs, NetSysctls.IPV4_FORWARD, "0");
         Sysctl.write(w.hostNs, NetSysctls.IPV6_FORWARD, "0");
         Worlds.add(r -> {
-            NetSysctls.enableForwarding(w.host, true, false, r.rollback());
+            NetSysctls.enableForwarding(w.host, V4, r.rollback());
             return null;
         }).ok();
         assertThat(host(NetSysctls.IPV4_FORWARD)).isEqualTo("1");
@@ -44,7 +52,7 @@ class NetSysctlsTest {
 
         Sysctl.write(w.hostNs, NetSysctls.IPV4_FORWARD, "0");
         CniError error = Worlds.add(r -> {
-            NetSysctls.enableForwarding(w.host, true, true, r.rollback());
+            NetSysctls.enableForwarding(w.host, DUAL_STACK, r.rollback());
             assertThat(host(NetSysctls.IPV4_FORWARD)).isEqualTo("1");
             assertThat(host(NetSysctls.IPV6_FORWARD)).isEqualTo("1");
             throw new CniException(CniError.INTERNAL, "later failure");
@@ -58,7 +66,7 @@ class NetSysctlsTest {
     void forwardingAlreadyOnIsLeftOnWhenTheAddFails() throws Exception {
         Sysctl.write(w.hostNs, NetSysctls.IPV4_FORWARD, "1");
         Worlds.add(r -> {
-            NetSysctls.enableForwarding(w.host, true, false, r.rollback());
+            NetSysctls.enableForwarding(w.host, V4, r.rollback());
             throw new CniException(CniError.INTERNAL, "later failure");
         }).error();
         assertThat(host(NetSysctls.IPV4_FORWARD)).isEqualTo("1");

@@ -1,0 +1,60 @@
+package io.jcni.plugins.sdk;
+
+/**
+ * Where a call's time goes, in debug mode only ({@code JCNI_DEBUG=1}): the skel times every handler and writes one
+ * line such as {@code timing ADD: config 310 us, netns 1650 us, bridge 420 us, ..., handler 9300 us} (JVM start and
+ * the skel's decoding are the rest of an exec's wall time; {@code benchmarks/compare.sh} reads the line). The phases
+ * come from the steps themselves: a step ends its phase with {@link #phase}, so a plugin's {@code add} and
+ * {@code del} read without timing lines. Costs nothing when debug is off.
+ *
+ * <p>Sharp edge: a step finds its call's timing through a thread-local that the skel sets on the thread running the
+ * handler, for the handler's duration (an in-process delegate's call has its own and restores its caller's). A phase
+ * marked on another thread (a namespace thread), outside a skel (a test calling a step) or with debug off is not
+ * counted.
+ */
+public final class Timing {
+    private static final ThreadLocal<Timing> CURRENT = new ThreadLocal<>();
+
+    private final Timing outer;
+    private final long start;
+    private final StringBuilder line = new StringBuilder(200);
+    private long last;
+
+    private Timing(Timing outer) {
+        this.outer = outer;
+        this.start = System.nanoTime();
+        this.last = start;
+    }
+
+    /** Ends the current phase of the running call, naming it ("veth"): the time since the previous phase ended. */
+    public static void phase(String name) {
+        Timing timing = CURRENT.get();
+        if (timing != null) {
+            long now = System.nanoTime();
+            timing.line.append(timing.line.isEmpty() ? "" : ", ").append(name).append(' ')
+                    .append((now - timing.last) / 1000).append(" us");
+            timing.last = now;
+        }
+    }
+
+    /** The skel, before a handler in debug mode: phases marked on this thread from now on are this call's. */
+    static Timing begin() {
+        Timing timing = new Timing(CURRENT.get());
+        CURRENT.set(timing);
+        return timing;
+    }
+
+    /** The phases so far and the handler's total: {@code first 10 us, second 20 us, handler 40 us}. */
+    String line() {
+        return line + (line.isEmpty() ? "" : ", ") + "handler " + (System.nanoTime() - start) / 1000 + " us";
+    }
+
+    /** The skel, after the handler: the calling call's timing (if any) is current again. */
+    void end() {
+        if (outer == null) {
+            CURRENT.remove();
+        } else {
+            CURRENT.set(outer);
+        }
+    }
+}

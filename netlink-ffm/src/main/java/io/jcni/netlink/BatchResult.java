@@ -1,5 +1,6 @@
 package io.jcni.netlink;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -27,12 +28,18 @@ public record BatchResult(List<Outcome> outcomes) {
     }
 
     public boolean allSucceeded() {
-        return outcomes.stream().allMatch(Outcome::succeeded);
+        return failures().isEmpty();
     }
 
     /** The errors of the requests that failed, in order. */
     public List<NetlinkException> failures() {
-        return outcomes.stream().filter(o -> !o.succeeded()).map(Outcome::error).toList();
+        List<NetlinkException> failures = new ArrayList<>();
+        for (Outcome outcome : outcomes) {
+            if (!outcome.succeeded()) {
+                failures.add(outcome.error());
+            }
+        }
+        return List.copyOf(failures);
     }
 
     /** Throws the first failure (the others added as suppressed), if any. */
@@ -40,7 +47,9 @@ public record BatchResult(List<Outcome> outcomes) {
         List<NetlinkException> failures = failures();
         if (!failures.isEmpty()) {
             NetlinkException first = failures.getFirst();
-            failures.stream().skip(1).forEach(first::addSuppressed);
+            for (int i = 1; i < failures.size(); i++) {
+                first.addSuppressed(failures.get(i));
+            }
             throw first;
         }
     }

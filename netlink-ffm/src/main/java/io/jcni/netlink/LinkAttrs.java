@@ -62,10 +62,20 @@ public record LinkAttrs(String name, int mtu, MacAddress address, int txQueueLen
         if (bytes == 0 || bytes > 15) {
             throw new IllegalArgumentException("interface name must have 1-15 bytes: \"" + name + "\"");
         }
-        if (name.equals(".") || name.equals("..")
-                || name.chars().anyMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c))) {
+        if (name.equals(".") || name.equals("..") || hasForbiddenChar(name)) {
             throw new IllegalArgumentException("invalid interface name \"" + name + "\"");
         }
         return name;
+    }
+
+    /** The kernel's {@code dev_valid_name}: no '/', ':' or white space. */
+    private static boolean hasForbiddenChar(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '/' || c == ':' || Character.isWhitespace(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -25,7 +25,8 @@ public record MacAddress(byte[] bytes) {
         byte[] b = new byte[parts.length];
         for (int i = 0; i < parts.length; i++) {
             String p = parts[i];
-            if (p.isEmpty() || p.length() > 2 || !p.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            if (p.isEmpty() || p.length() > 2 || Character.digit(p.charAt(0), 16) < 0
+                    || Character.digit(p.charAt(p.length() - 1), 16) < 0) {
                 throw new IllegalArgumentException("not a link-layer address: " + text);
             }
             b[i] = (byte) Integer.parseInt(p, 16);

@@ -59,16 +59,30 @@ public final class Sysctl {
     /** {@code ip netns exec NS sysctl -n KEY}. */
     public static String read(NetNs netns, String key) {
         path(key);
-        return netns.call(() -> read(key));
+        return netns.call(new Read(key));
     }
 
     /** {@code ip netns exec NS sysctl -w KEY=VALUE}. */
     public static void write(NetNs netns, String key, String value) {
         path(key);
-        netns.call(() -> {
+        netns.call(new Write(key, value));
+    }
+
+    /** {@link #read(String)} on the namespace's thread (a named class: no lambdas on the plugin start-up path). */
+    private record Read(String key) implements NetNs.Task<String, RuntimeException> {
+        @Override
+        public String run() {
+            return read(key);
+        }
+    }
+
+    /** {@link #write(String, String)} on the namespace's thread. */
+    private record Write(String key, String value) implements NetNs.Task<Void, RuntimeException> {
+        @Override
+        public Void run() {
             write(key, value);
             return null;
-        });
+        }
     }
 
     /**
@@ -92,12 +106,16 @@ public final class Sysctl {
     }
 
     private static NetlinkException failure(String what, IOException e) {
-        int errno = switch (e) {
-            case NoSuchFileException x -> Errno.ENOENT;
-            case AccessDeniedException x -> Errno.EACCES;
-            case FileSystemException x when x.getReason() != null -> Errno.byMessage(x.getReason());
-            default -> Errno.byMessage(e.getMessage());
-        };
+        int errno;
+        if (e instanceof NoSuchFileException) {
+            errno = Errno.ENOENT;
+        } else if (e instanceof AccessDeniedException) {
+            errno = Errno.EACCES;
+        } else if (e instanceof FileSystemException x && x.getReason() != null) {
+            errno = Errno.byMessage(x.getReason());
+        } else {
+            errno = Errno.byMessage(e.getMessage());
+        }
         return errno == 0
                 ? new NetlinkException(what, NetlinkException.Kind.OTHER, String.valueOf(e.getMessage()), e)
                 : new NetlinkException(what, errno, null, e);

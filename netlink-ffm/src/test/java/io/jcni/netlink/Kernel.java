@@ -24,7 +24,7 @@ final class Kernel {
     static boolean isRoot() {
         try {
             return Files.readAllLines(Path.of("/proc/self/status")).stream()
-                    .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[1].equals("0"));
+                    .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[2].equals("0"));
         } catch (IOException e) {
             return false;
         }

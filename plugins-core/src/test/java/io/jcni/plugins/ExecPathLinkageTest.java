@@ -96,9 +96,10 @@ class ExecPathLinkageTest {
 
     @Test
     void staticIpamLinksNoCallSiteOfItsOwn() throws Exception {
-        String config = "{\"cniVersion\":\"1.0.0\",\"name\":\"linkage\",\"type\":\"bridge\",\"ipam\":{\"type\":"
-                + "\"static\",\"addresses\":[{\"address\":\"10.99.0.5/24\",\"gateway\":\"10.99.0.1\"}],"
-                + "\"routes\":[{\"dst\":\"0.0.0.0/0\"}],\"dns\":{\"nameservers\":[\"10.99.0.1\"]}}}";
+        String config = """
+                {"cniVersion":"1.0.0","name":"linkage","type":"bridge","ipam":{"type":\
+                "static","addresses":[{"address":"10.99.0.5/24","gateway":"10.99.0.1"}],\
+                "routes":[{"dst":"0.0.0.0/0"}],"dns":{"nameservers":["10.99.0.1"]}}}""";
         assertThat(jcni(linkedCallSites("static", "ADD", config))).isEmpty();
     }
 }

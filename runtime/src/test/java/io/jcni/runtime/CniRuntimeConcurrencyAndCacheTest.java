@@ -94,8 +94,9 @@ class CniRuntimeConcurrencyAndCacheTest {
         awaitCalls(1);
 
         // The second attachment's ADD completes although the first attachment's ADD is still in its plugin.
-        runtime.addNetworkList(CniJson.decodeNetworkConfigList(("{\"cniVersion\":\"1.0.0\",\"name\":\"net2\","
-                + "\"plugins\":[{\"type\":\"q\"}]}").getBytes(StandardCharsets.UTF_8)), second);
+        runtime.addNetworkList(CniJson.decodeNetworkConfigList(("""
+                {"cniVersion":"1.0.0","name":"net2",\
+                "plugins":[{"type":"q"}]}""").getBytes(StandardCharsets.UTF_8)), second);
         assertThat(blocked).isNotDone();
 
         plugin.openGate();
@@ -127,8 +128,9 @@ class CniRuntimeConcurrencyAndCacheTest {
         Files.writeString(file, "");
 
         assertThatThrownBy(() -> runtime.checkNetworkList(list, rt)).hasMessage(
-                "failed to get network \"net1\" cached result: decoding version from network config: "
-                        + "unexpected end of JSON input");
+                """
+                        failed to get network "net1" cached result: decoding version from network config: \
+                        unexpected end of JSON input""");
         assertThat(plugin.calls()).isEmpty();
     }
 

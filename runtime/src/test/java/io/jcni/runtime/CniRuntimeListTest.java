@@ -30,12 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
  * gets on stdin and in its environment, in which order, and what is cached.
  */
 public class CniRuntimeListTest {
-    public static final String R1 = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
-            + "\"/var/run/netns/test\"}],\"ips\":[{\"address\":\"10.1.0.2/24\",\"gateway\":\"10.1.0.1\","
-            + "\"interface\":0}]}";
-    public static final String R2 = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
-            + "\"/var/run/netns/test\"}],\"ips\":[{\"address\":\"10.1.0.2/24\",\"gateway\":\"10.1.0.1\","
-            + "\"interface\":0}],\"dns\":{\"nameservers\":[\"10.1.0.53\"]}}";
+    public static final String R1 = """
+            {"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":\
+            "/var/run/netns/test"}],"ips":[{"address":"10.1.0.2/24","gateway":"10.1.0.1",\
+            "interface":0}]}""";
+    public static final String R2 = """
+            {"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":\
+            "/var/run/netns/test"}],"ips":[{"address":"10.1.0.2/24","gateway":"10.1.0.1",\
+            "interface":0}],"dns":{"nameservers":["10.1.0.53"]}}""";
 
     @TempDir
     Path tmp;
@@ -163,8 +165,9 @@ public class CniRuntimeListTest {
 
     @Test
     void checkIsSkippedWithDisableCheck() throws Exception {
-        runtime.checkNetworkList(list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"disableCheck\":true,"
-                + "\"plugins\":[{\"type\":\"a\"}]}"), rt);
+        runtime.checkNetworkList(list("""
+                {"cniVersion":"1.0.0","name":"net1","disableCheck":true,\
+                "plugins":[{"type":"a"}]}"""), rt);
         assertThat(a.calls()).isEmpty();
     }
 
@@ -213,8 +216,9 @@ public class CniRuntimeListTest {
                 + R1 + "'");
         ScriptPlugins.write(bin, "second", "cat >/dev/null; echo \"second $CNI_COMMAND\" >> '" + log + "'; printf '"
                 + R2 + "'");
-        NetworkConfigList list = list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":[{\"type\":\"first\"},"
-                + "{\"type\":\"second\"}]}");
+        NetworkConfigList list = list("""
+                {"cniVersion":"1.0.0","name":"net1","plugins":[{"type":"first"},\
+                {"type":"second"}]}""");
 
         runtime.addNetworkList(list, rt);
         runtime.delNetworkList(list, rt);
@@ -239,8 +243,9 @@ public class CniRuntimeListTest {
         ScriptPlugins.write(bin, "second", "cat >/dev/null; echo \"second $CNI_COMMAND\" >> '" + log + "'; "
                 + "if [ $CNI_COMMAND = ADD ]; then printf '{\"code\":11,\"msg\":\"no more leases\",\"details\":"
                 + "\"pool empty\"}'; exit 1; fi");
-        NetworkConfigList list = list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":[{\"type\":\"first\"},"
-                + "{\"type\":\"second\"}]}");
+        NetworkConfigList list = list("""
+                {"cniVersion":"1.0.0","name":"net1","plugins":[{"type":"first"},\
+                {"type":"second"}]}""");
 
         assertThatThrownBy(() -> runtime.addNetworkList(list, rt))
                 .isInstanceOfSatisfying(CniRuntimeException.class, e -> {
@@ -295,8 +300,9 @@ public class CniRuntimeListTest {
 
     @Test
     void aMissingPluginMidChainIsCleanedUpToo() throws Exception {
-        NetworkConfigList list = list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":[{\"type\":\"a\"},"
-                + "{\"type\":\"missing\"}]}");
+        NetworkConfigList list = list("""
+                {"cniVersion":"1.0.0","name":"net1","plugins":[{"type":"a"},\
+                {"type":"missing"}]}""");
 
         assertThatThrownBy(() -> runtime.addNetworkList(list, rt))
                 .isInstanceOfSatisfying(CniRuntimeException.class, e -> {
@@ -311,8 +317,9 @@ public class CniRuntimeListTest {
 
     @Test
     void cniVersionsPicksTheHighestSupportedVersion() throws Exception {
-        NetworkConfigList list = list("{\"cniVersion\":\"0.4.0\",\"cniVersions\":[\"0.3.1\",\"1.1.0\",\"9.9.9\"],"
-                + "\"name\":\"net1\",\"plugins\":[{\"type\":\"a\"}]}");
+        NetworkConfigList list = list("""
+                {"cniVersion":"0.4.0","cniVersions":["0.3.1","1.1.0","9.9.9"],\
+                "name":"net1","plugins":[{"type":"a"}]}""");
         a.answer("ADD", "{\"ips\":[]}");
 
         CniResult result = runtime.addNetworkList(list, rt);
@@ -373,8 +380,9 @@ public class CniRuntimeListTest {
     @Test
     void gcBefore110OnlyDeletesStaleAttachmentsAndDisableGcDoesNothing() throws Exception {
         runtime.addNetworkList(twoPlugins("1.0.0"), rt);
-        runtime.gcNetworkList(list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"disableGC\":true,\"plugins\":"
-                + "[{\"type\":\"a\"},{\"type\":\"b\"}]}"), List.of());
+        runtime.gcNetworkList(list("""
+                {"cniVersion":"1.0.0","name":"net1","disableGC":true,"plugins":\
+                [{"type":"a"},{"type":"b"}]}"""), List.of());
         assertThat(a.commands()).containsExactly("ADD");
 
         runtime.gcNetworkList(twoPlugins("1.0.0"), List.of());
@@ -409,8 +417,9 @@ public class CniRuntimeListTest {
         assertThat(runtime.validateNetworkList(ok)).containsExactly("bandwidth", "portMappings");
 
         b.answer("VERSION", "{\"cniVersion\":\"0.4.0\",\"supportedVersions\":[\"0.3.1\",\"0.4.0\"]}");
-        NetworkConfigList bad = list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":[{\"type\":\"missing\"},"
-                + "{\"type\":\"a\"},{\"type\":\"b\"}]}");
+        NetworkConfigList bad = list("""
+                {"cniVersion":"1.0.0","name":"net1","plugins":[{"type":"missing"},\
+                {"type":"a"},{"type":"b"}]}""");
         assertThatThrownBy(() -> runtime.validateNetworkList(bad))
                 .isInstanceOfSatisfying(CniRuntimeException.class, e -> {
                     assertThat(e.getMessage()).isEqualTo("failed to find plugin \"missing\" in path [" + bin + "]\n"
@@ -452,8 +461,9 @@ public class CniRuntimeListTest {
         };
         CniRuntime withInProcess = CniRuntime.create(CniRuntime.Options.of(List.of(bin)).withCacheDir(cacheDir)
                 .withInProcess(InProcessPlugins.of(Map.of("nowhere", inProcess))));
-        NetworkConfigList list = list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":[{\"type\":\"nowhere\"},"
-                + "{\"type\":\"b\"}]}");
+        NetworkConfigList list = list("""
+                {"cniVersion":"1.0.0","name":"net1","plugins":[{"type":"nowhere"},\
+                {"type":"b"}]}""");
 
         withInProcess.addNetworkList(list, rt);
 

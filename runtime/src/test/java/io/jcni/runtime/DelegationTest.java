@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class DelegationTest {
-    private static final String RESULT = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.1.0.5/24\","
-            + "\"gateway\":\"10.1.0.1\"}]}";
+    private static final String RESULT = """
+            {"cniVersion":"1.0.0","ips":[{"address":"10.1.0.5/24",\
+            "gateway":"10.1.0.1"}]}""";
     private static final byte[] CONFIG = "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"ipam\"}"
             .getBytes(StandardCharsets.UTF_8);
 

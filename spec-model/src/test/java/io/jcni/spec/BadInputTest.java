@@ -16,14 +16,17 @@ import org.junit.jupiter.api.Test;
 class BadInputTest {
 
     private static final List<String> DOCUMENTS = List.of(
-            "{\"cniVersion\":\"1.1.0\",\"name\":\"dbnet\",\"cniVersions\":[\"1.0.0\"],\"disableCheck\":\"true\","
-                    + "\"plugins\":[{\"type\":\"bridge\",\"ipam\":{\"type\":\"host-local\"},\"dns\":{\"nameservers\":"
-                    + "[\"10.1.0.1\"]},\"capabilities\":{\"mac\":true}}]}",
-            "{\"cniVersion\":\"0.4.0\",\"name\":\"n\",\"type\":\"tuning\",\"prevResult\":{\"ips\":[{\"version\":\"4\","
-                    + "\"address\":\"10.0.0.5/32\",\"interface\":2,\"gateway\":\"10.0.0.1\"}],\"routes\":[{\"dst\":"
-                    + "\"0.0.0.0/0\"}]}}",
-            "{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"e\",\"mtu\":1500}],\"ips\":[{\"address\":"
-                    + "\"fd00::5/64\",\"gateway\":\"fd00::1\"}],\"routes\":[{\"dst\":\"::/0\",\"table\":1,\"scope\":0}]}",
+            """
+                    {"cniVersion":"1.1.0","name":"dbnet","cniVersions":["1.0.0"],"disableCheck":"true",\
+                    "plugins":[{"type":"bridge","ipam":{"type":"host-local"},"dns":{"nameservers":\
+                    ["10.1.0.1"]},"capabilities":{"mac":true}}]}""",
+            """
+                    {"cniVersion":"0.4.0","name":"n","type":"tuning","prevResult":{"ips":[{"version":"4",\
+                    "address":"10.0.0.5/32","interface":2,"gateway":"10.0.0.1"}],"routes":[{"dst":\
+                    "0.0.0.0/0"}]}}""",
+            """
+                    {"cniVersion":"1.1.0","interfaces":[{"name":"e","mtu":1500}],"ips":[{"address":\
+                    "fd00::5/64","gateway":"fd00::1"}],"routes":[{"dst":"::/0","table":1,"scope":0}]}""",
             "{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":\"10.0.0.2/8\",\"routes\":[{\"dst\":\"10.0.0.0/8\"}]}}",
             "{\"cniVersion\":\"1.0.0\",\"code\":7,\"msg\":\"m\",\"details\":\"d\"}",
             "{\"cniVersion\":\"0.2.0\",\"supportedVersions\":[\"0.1.0\"]}");

@@ -130,8 +130,9 @@ class ConversionTableTest {
 
     @Test
     void resultFromConvertsAnythingToTheLatestShape() throws Exception {
-        LegacyResult legacy = (LegacyResult) CniJson.decodeResult(("{\"cniVersion\":\"0.2.0\",\"ip4\":{\"ip\":"
-                + "\"10.0.0.2/24\"}}").getBytes(UTF_8));
+        LegacyResult legacy = (LegacyResult) CniJson.decodeResult(("""
+                {"cniVersion":"0.2.0","ip4":{"ip":\
+                "10.0.0.2/24"}}""").getBytes(UTF_8));
         Result latest = Result.from(legacy);
         assertThat(latest.cniVersion()).isEqualTo(CniVersion.V1_1_0);
         assertThat(latest.ips()).containsExactly(new IpConfig(IpPrefix.parse("10.0.0.2/24", "x"), null));
@@ -140,8 +141,9 @@ class ConversionTableTest {
     @Test
     void ipv4MappedAddressesCountAsIpv4WhenGoingDownLikeGoTo4() throws Exception {
         // libcni decides ip4 vs ip6 with To4(), which is non-nil for ::ffff:a.b.c.d.
-        CniResult result = CniJson.decodeResult(("{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":"
-                + "\"::ffff:10.1.2.3/120\"}],\"routes\":[{\"dst\":\"::ffff:0.0.0.0/96\"}]}").getBytes(UTF_8));
+        CniResult result = CniJson.decodeResult(("""
+                {"cniVersion":"1.0.0","ips":[{"address":\
+                "::ffff:10.1.2.3/120"}],"routes":[{"dst":"::ffff:0.0.0.0/96"}]}""").getBytes(UTF_8));
         LegacyResult legacy = (LegacyResult) result.convertTo(CniVersion.V0_2_0);
         assertThat(legacy.ip4().ip()).hasToString("10.1.2.3/24");
         assertThat(legacy.ip4().routes()).extracting(r -> r.dst().toString()).containsExactly("0.0.0.0/0");

@@ -51,8 +51,9 @@ class IpPrefixTest {
     void ipv4MappedPrefixShorterThan96IsRejectedBecauseGoWouldPrintADifferentNetwork() {
         assertThatThrownBy(() -> IpPrefix.parse("::ffff:10.1.2.3/64", "routes[0].dst"))
                 .isInstanceOfSatisfying(CniException.class, e -> assertThat(e.code()).isEqualTo(7))
-                .hasMessage("routes[0].dst: invalid CIDR \"::ffff:10.1.2.3/64\"; "
-                        + "an IPv4-mapped IPv6 prefix must be /96 or longer to denote an IPv4 network");
+                .hasMessage("""
+                        routes[0].dst: invalid CIDR "::ffff:10.1.2.3/64"; \
+                        an IPv4-mapped IPv6 prefix must be /96 or longer to denote an IPv4 network""");
     }
 
     @ParameterizedTest

@@ -31,8 +31,9 @@ class JsonCodecTest {
 
     @Test
     void keepsKeyOrderUnknownFieldsAndNumberLiterals() throws CniException {
-        String json = "{\"zeta\":1.50,\"alpha\":1e3,\"big\":100000000000000000000001,\"neg\":-0.0,"
-                + "\"nested\":{\"b\":[true,false,null],\"a\":\"x\"},\"empty\":{},\"none\":[]}";
+        String json = """
+                {"zeta":1.50,"alpha":1e3,"big":100000000000000000000001,"neg":-0.0,\
+                "nested":{"b":[true,false,null],"a":"x"},"empty":{},"none":[]}""";
         assertThat(roundTrip(json)).isEqualTo(json);
         JsonObject object = (JsonObject) Json.parse(json);
         assertThat(object.keys()).containsExactly("zeta", "alpha", "big", "neg", "nested", "empty", "none");
@@ -61,29 +62,30 @@ class JsonCodecTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-            "{|invalid JSON at line 1, column 2: unexpected end of input, expected a string key or '}'",
-            "{\"a\":1,}|invalid JSON at line 1, column 8: unexpected character '}', expected a string key after ','",
-            "{\"a\" 1}|invalid JSON at line 1, column 6: unexpected character '1', expected ':' after the key",
-            "[1,2]]|invalid JSON at line 1, column 6: unexpected content after the top-level value",
-            "{} {}|invalid JSON at line 1, column 4: unexpected content after the top-level value",
-            "{\"a\":01}|invalid JSON at line 1, column 7: invalid number: leading zeros are not allowed",
-            "{\"a\":-}|invalid JSON at line 1, column 7: invalid number: unexpected character '}', expected a digit after '-'",
-            "[1.]|invalid JSON at line 1, column 4: invalid number: unexpected character ']', expected a digit after the decimal point",
-            "[1e+]|invalid JSON at line 1, column 5: invalid number: unexpected character ']', expected a digit in the exponent",
-            "{\"a\":NaN}|invalid JSON at line 1, column 6: unexpected character 'N', expected a value",
-            "/* c */ {}|invalid JSON at line 1, column 1: unexpected character '/', expected a value (JSON has no comments)",
-            "{'a':1}|invalid JSON at line 1, column 2: unexpected character ''', expected a string key or '}' (JSON strings take double quotes)",
-            "tru|invalid JSON at line 1, column 1: invalid literal, expected 'true'",
-            "[nul]|invalid JSON at line 1, column 2: invalid literal, expected 'null'",
-            "[1 2]|invalid JSON at line 1, column 4: unexpected character '2', expected ',' or ']' in an array",
-            "{\"a\":1 \"b\":2}|invalid JSON at line 1, column 8: unexpected character '\"', expected ',' or '}' in an object",
-            "[1,]|invalid JSON at line 1, column 4: unexpected character ']', expected a value",
-            "[\"a|invalid JSON at line 1, column 4: unexpected end of input in a string",
-            "[\"\\x\"]|invalid JSON at line 1, column 3: invalid escape '\\x' in a string",
-            "[\"\\u12G4\"]|invalid JSON at line 1, column 3: invalid \\u escape: expected four hexadecimal digits",
-            "[\"a\tb\"]|invalid JSON at line 1, column 4: control character U+0009 in a string must be escaped",
-            "[\"é\" x]|invalid JSON at line 1, column 6: unexpected character 'x', expected ',' or ']' in an array"})
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+        {|invalid JSON at line 1, column 2: unexpected end of input, expected a string key or '}'
+        {"a":1,}|invalid JSON at line 1, column 8: unexpected character '}', expected a string key after ','
+        {"a" 1}|invalid JSON at line 1, column 6: unexpected character '1', expected ':' after the key
+        [1,2]]|invalid JSON at line 1, column 6: unexpected content after the top-level value
+        {} {}|invalid JSON at line 1, column 4: unexpected content after the top-level value
+        {"a":01}|invalid JSON at line 1, column 7: invalid number: leading zeros are not allowed
+        {"a":-}|invalid JSON at line 1, column 7: invalid number: unexpected character '}', expected a digit after '-'
+        [1.]|invalid JSON at line 1, column 4: invalid number: unexpected character ']', expected a digit after the decimal point
+        [1e+]|invalid JSON at line 1, column 5: invalid number: unexpected character ']', expected a digit in the exponent
+        {"a":NaN}|invalid JSON at line 1, column 6: unexpected character 'N', expected a value
+        /* c */ {}|invalid JSON at line 1, column 1: unexpected character '/', expected a value (JSON has no comments)
+        {'a':1}|invalid JSON at line 1, column 2: unexpected character ''', expected a string key or '}' (JSON strings take double quotes)
+        tru|invalid JSON at line 1, column 1: invalid literal, expected 'true'
+        [nul]|invalid JSON at line 1, column 2: invalid literal, expected 'null'
+        [1 2]|invalid JSON at line 1, column 4: unexpected character '2', expected ',' or ']' in an array
+        {"a":1 "b":2}|invalid JSON at line 1, column 8: unexpected character '"', expected ',' or '}' in an object
+        [1,]|invalid JSON at line 1, column 4: unexpected character ']', expected a value
+        ["a|invalid JSON at line 1, column 4: unexpected end of input in a string
+        ["\\x"]|invalid JSON at line 1, column 3: invalid escape '\\x' in a string
+        ["\\u12G4"]|invalid JSON at line 1, column 3: invalid \\u escape: expected four hexadecimal digits
+        ["a\tb"]|invalid JSON at line 1, column 4: control character U+0009 in a string must be escaped
+        ["é" x]|invalid JSON at line 1, column 6: unexpected character 'x', expected ',' or ']' in an array
+        """)
     void malformedJsonIsCodeSixWithLineAndColumn(String input, String message) {
         CniException e = decodeFailure(input);
         assertThat(e.code()).isEqualTo(CniError.DECODING_FAILURE);
@@ -188,8 +190,9 @@ class JsonCodecTest {
 
     @Test
     void indentedOutputMatchesGoMarshalIndentWithFourSpaces() throws CniException {
-        Json json = Json.parse("{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\"}],\"ips\":[],"
-                + "\"dns\":{},\"n\":[1,[2]]}");
+        Json json = Json.parse("""
+                {"cniVersion":"1.0.0","interfaces":[{"name":"eth0"}],"ips":[],\
+                "dns":{},"n":[1,[2]]}""");
         assertThat(new String(CniJson.encodeIndented(json), UTF_8)).isEqualTo("""
                 {
                     "cniVersion": "1.0.0",

@@ -71,22 +71,23 @@ class PluginConfigTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "{}|7|type: missing plugin type",
-            "{\"type\":\"\"}|7|type: missing plugin type",
-            "{\"type\":\"../../bin/sh\"}|7|type: invalid plugin type \"../../bin/sh\": must be a file name without path separators",
-            "{\"type\":7}|6|type: expected string, got number",
-            "{\"type\":\"b\",\"ipam\":{\"type\":\"/x/host-local\"}}|7|ipam.type: invalid plugin type \"/x/host-local\": must be a file name without path separators",
-            "{\"type\":\"b\",\"ipam\":[]}|6|ipam: expected object, got array",
-            "{\"type\":\"b\",\"cniVersion\":\"1.0\"}|1|cniVersion: invalid CNI version \"1.0\": expected MAJOR.MINOR.PATCH",
-            "{\"type\":\"b\",\"cniVersion\":1}|6|cniVersion: expected string, got number",
-            "{\"type\":\"b\",\"name\":\"../net\"}|7|name: invalid characters found in network name; ../net",
-            "{\"type\":\"b\",\"capabilities\":{\"mac\":\"yes\"}}|6|capabilities.mac: expected boolean, got string",
-            "{\"type\":\"b\",\"dns\":{\"nameservers\":\"10.0.0.1\"}}|6|dns.nameservers: expected array, got string",
-            "{\"type\":\"b\",\"runtimeConfig\":\"x\"}|6|runtimeConfig: expected object, got string",
-            "{\"type\":\"b\",\"prevResult\":[]}|6|prevResult: expected object, got array",
-            "{\"type\":\"b\",\"cni.dev/valid-attachments\":[1]}|6|cni.dev/valid-attachments[0]: expected object, got number",
-            "[]|6|plugin configuration: expected object, got array"})
+    @CsvSource(delimiter = '|', textBlock = """
+        {}|7|type: missing plugin type
+        {"type":""}|7|type: missing plugin type
+        {"type":"../../bin/sh"}|7|type: invalid plugin type "../../bin/sh": must be a file name without path separators
+        {"type":7}|6|type: expected string, got number
+        {"type":"b","ipam":{"type":"/x/host-local"}}|7|ipam.type: invalid plugin type "/x/host-local": must be a file name without path separators
+        {"type":"b","ipam":[]}|6|ipam: expected object, got array
+        {"type":"b","cniVersion":"1.0"}|1|cniVersion: invalid CNI version "1.0": expected MAJOR.MINOR.PATCH
+        {"type":"b","cniVersion":1}|6|cniVersion: expected string, got number
+        {"type":"b","name":"../net"}|7|name: invalid characters found in network name; ../net
+        {"type":"b","capabilities":{"mac":"yes"}}|6|capabilities.mac: expected boolean, got string
+        {"type":"b","dns":{"nameservers":"10.0.0.1"}}|6|dns.nameservers: expected array, got string
+        {"type":"b","runtimeConfig":"x"}|6|runtimeConfig: expected object, got string
+        {"type":"b","prevResult":[]}|6|prevResult: expected object, got array
+        {"type":"b","cni.dev/valid-attachments":[1]}|6|cni.dev/valid-attachments[0]: expected object, got number
+        []|6|plugin configuration: expected object, got array
+        """)
     void badFieldsAreRejectedWithCodeAndPath(String json, int code, String message) {
         CniException e = failure(json);
         assertThat(e.code()).isEqualTo(code);
@@ -107,12 +108,14 @@ class PluginConfigTest {
         PluginConfig config = decode("{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true},\"snat\":true}");
         PluginConfig derived = config.withCniVersion(CniVersion.V1_1_0).withName("dbnet")
                 .withRuntimeConfig(JsonObject.of("portMappings", Json.array())).withoutCapabilities();
-        assertThat(derived.toString()).isEqualTo("{\"type\":\"portmap\",\"snat\":true,\"cniVersion\":\"1.1.0\","
-                + "\"name\":\"dbnet\",\"runtimeConfig\":{\"portMappings\":[]}}");
+        assertThat(derived.toString()).isEqualTo("""
+                {"type":"portmap","snat":true,"cniVersion":"1.1.0",\
+                "name":"dbnet","runtimeConfig":{"portMappings":[]}}""");
         assertThat(derived.capabilities()).isEmpty();
         assertThat(derived.withName("other").toString()).contains("\"name\":\"other\",\"runtimeConfig\"");
-        assertThat(config.toString()).isEqualTo("{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true},"
-                + "\"snat\":true}");
+        assertThat(config.toString()).isEqualTo("""
+                {"type":"portmap","capabilities":{"portMappings":true},\
+                "snat":true}""");
     }
 
     @Test
@@ -133,15 +136,18 @@ class PluginConfigTest {
 
     @Test
     void gcAttachmentsAreReadFromEitherKeyAndWrittenToBothLikeLibcni() throws CniException {
-        PluginConfig legacy = decode("{\"type\":\"b\",\"cni.dev/attachments\":[{\"containerID\":\"c1\","
-                + "\"ifname\":\"eth0\"}]}");
+        PluginConfig legacy = decode("""
+                {"type":"b","cni.dev/attachments":[{"containerID":"c1",\
+                "ifname":"eth0"}]}""");
         assertThat(legacy.validAttachments()).containsExactly(new GcAttachment("c1", "eth0"));
-        PluginConfig both = decode("{\"type\":\"b\",\"cni.dev/attachments\":[],\"cni.dev/valid-attachments\":"
-                + "[{\"containerID\":\"c2\",\"ifname\":\"net1\"}]}");
+        PluginConfig both = decode("""
+                {"type":"b","cni.dev/attachments":[],"cni.dev/valid-attachments":\
+                [{"containerID":"c2","ifname":"net1"}]}""");
         assertThat(both.validAttachments()).containsExactly(new GcAttachment("c2", "net1"));
         PluginConfig written = decode("{\"type\":\"b\"}").withValidAttachments(List.of(new GcAttachment("c3", "e")));
-        assertThat(written.toString()).isEqualTo("{\"type\":\"b\",\"cni.dev/valid-attachments\":[{\"containerID\":"
-                + "\"c3\",\"ifname\":\"e\"}],\"cni.dev/attachments\":[{\"containerID\":\"c3\",\"ifname\":\"e\"}]}");
+        assertThat(written.toString()).isEqualTo("""
+                {"type":"b","cni.dev/valid-attachments":[{"containerID":\
+                "c3","ifname":"e"}],"cni.dev/attachments":[{"containerID":"c3","ifname":"e"}]}""");
         assertThat(written.validAttachments()).containsExactly(new GcAttachment("c3", "e"));
     }
 

@@ -121,9 +121,10 @@ class ResultCodecTest {
     void olderVersionsIgnoreFieldsTheyDoNotDefine_specOverLibcniWhichKeepsRouteExtrasIn040() throws CniException {
         // libcni >= 1.2 shares one Route type across versions and would keep "mtu"/"table" in a 0.4.0 result and
         // everything in a 1.0.0 one; the 0.4.0 and 1.0.0 schemas define neither, so jcni reads them as unknown fields.
-        String json = "{\"cniVersion\":\"%s\",\"interfaces\":[{\"name\":\"e\",\"mtu\":9000,\"pciID\":\"x\"}],"
-                + "\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}],"
-                + "\"routes\":[{\"dst\":\"0.0.0.0/0\",\"mtu\":1400,\"table\":7}],\"unknown\":1}";
+        String json = """
+                {"cniVersion":"%s","interfaces":[{"name":"e","mtu":9000,"pciID":"x"}],\
+                "ips":[{"version":"4","address":"10.0.0.2/24"}],\
+                "routes":[{"dst":"0.0.0.0/0","mtu":1400,"table":7}],"unknown":1}""";
         for (CniVersion version : List.of(CniVersion.V0_3_0, CniVersion.V0_3_1, CniVersion.V0_4_0,
                 CniVersion.V1_0_0)) {
             Result result = (Result) CniJson.decodeResult(json.formatted(version).getBytes(UTF_8), version);
@@ -137,11 +138,13 @@ class ResultCodecTest {
     void dnsIsAlwaysPrintedBefore100AndOmittedWhenEmptyFrom100On() throws CniException {
         Result v040 = new Result(CniVersion.V0_4_0, List.of(), List.of(new IpConfig(cidr("10.0.0.2/24"), null)),
                 List.of(), Dns.EMPTY);
-        assertThat(CniJson.toJson(v040).toString()).isEqualTo("{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"4\","
-                + "\"address\":\"10.0.0.2/24\"}],\"dns\":{}}");
+        assertThat(CniJson.toJson(v040).toString()).isEqualTo("""
+                {"cniVersion":"0.4.0","ips":[{"version":"4",\
+                "address":"10.0.0.2/24"}],"dns":{}}""");
         Result v100 = new Result(CniVersion.V1_0_0, List.of(), v040.ips(), List.of(), Dns.EMPTY);
-        assertThat(CniJson.toJson(v100).toString()).isEqualTo("{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":"
-                + "\"10.0.0.2/24\"}]}");
+        assertThat(CniJson.toJson(v100).toString()).isEqualTo("""
+                {"cniVersion":"1.0.0","ips":[{"address":\
+                "10.0.0.2/24"}]}""");
         LegacyResult legacy = new LegacyResult(CniVersion.V0_1_0, null, null, null);
         assertThat(new String(CniJson.encode(legacy), UTF_8)).isEqualTo("{\n    \"cniVersion\": \"0.1.0\",\n"
                 + "    \"dns\": {}\n}");
@@ -160,31 +163,32 @@ class ResultCodecTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "{\"cniVersion\":\"0.2.0\"}|1.0.0|1|cniVersion: result version 0.2.0 does not match the expected version 1.0.0",
-            "{\"cniVersion\":\"1.1.0\"}|0.4.0|1|cniVersion: result version 1.1.0 does not match the expected version 0.4.0",
-            "{\"cniVersion\":\"5678.456\"}|1.0.0|1|cniVersion: invalid CNI version \"5678.456\": expected MAJOR.MINOR.PATCH",
-            "{\"cniVersion\":\"0.5.0\"}|1.0.0|1|cniVersion: unsupported CNI result version \"0.5.0\"",
-            "{}|2.0.0|1|cniVersion: unsupported CNI result version \"2.0.0\"",
-            "{\"cniVersion\":1}|1.0.0|6|cniVersion: expected string, got number",
-            "{\"ips\":[{\"address\":\"10.0.0.1\"}]}|1.0.0|6|ips[0].address: invalid CIDR \"10.0.0.1\"; expected ADDRESS/PREFIX",
-            "{\"ips\":[{\"address\":\"10.0.0.0/33\"}]}|1.0.0|6|ips[0].address: invalid CIDR \"10.0.0.0/33\"",
-            "{\"ips\":[{\"gateway\":\"10.0.0.1\"}]}|1.0.0|6|ips[0].address: missing required field",
-            "{\"ips\":[{\"address\":\"10.0.0.2/24\",\"gateway\":\"10.0.0.256\"}]}|1.0.0|6|ips[0].gateway: invalid IP address \"10.0.0.256\"",
-            "{\"ips\":[{\"address\":\"10.0.0.2/24\",\"interface\":-1}]}|1.0.0|6|ips[0].interface: -1 out of range 0-2147483647",
-            "{\"ips\":[{\"address\":\"10.0.0.2/24\",\"interface\":\"0\"}]}|1.0.0|6|ips[0].interface: expected integer, got string",
-            "{\"ips\":[{\"version\":\"6\",\"address\":\"10.0.0.2/24\"}]}|0.4.0|6|ips[0].version: \"6\" does not match the address 10.0.0.2/24 (expected \"4\")",
-            "{\"ips\":[{\"version\":\"6\",\"address\":\"::ffff:10.0.0.2/120\"}]}|0.4.0|6|ips[0].version: \"6\" does not match the address 10.0.0.2/24 (expected \"4\")",
-            "{\"ips\":{}}|1.0.0|6|ips: expected array, got object",
-            "{\"routes\":[{\"gw\":\"10.0.0.1\"}]}|1.0.0|6|routes[0].dst: missing required field",
-            "{\"routes\":[{\"dst\":\"0.0.0.0/0\",\"scope\":256}]}|1.1.0|6|routes[0].scope: 256 out of range 0-255",
-            "{\"routes\":[{\"dst\":\"0.0.0.0/0\",\"mtu\":1.5}]}|1.1.0|6|routes[0].mtu: expected integer, got 1.5",
-            "{\"interfaces\":[{\"name\":5}]}|1.0.0|6|interfaces[0].name: expected string, got number",
-            "{\"dns\":{\"search\":[1]}}|1.0.0|6|dns.search[0]: expected string, got number",
-            "{\"ip4\":{\"ip\":\"2001:db8::1/64\"}}|0.2.0|6|ip4.ip: expected an IPv4 address, got 2001:db8::1/64",
-            "{\"ip6\":{\"ip\":\"10.0.0.1/8\"}}|0.2.0|6|ip6.ip: expected an IPv6 address, got 10.0.0.1/8",
-            "{\"ip4\":{\"gateway\":\"10.0.0.1\"}}|0.1.0|6|ip4.ip: missing required field",
-            "[]|1.0.0|6|result: expected object, got array"})
+    @CsvSource(delimiter = '|', textBlock = """
+        {"cniVersion":"0.2.0"}|1.0.0|1|cniVersion: result version 0.2.0 does not match the expected version 1.0.0
+        {"cniVersion":"1.1.0"}|0.4.0|1|cniVersion: result version 1.1.0 does not match the expected version 0.4.0
+        {"cniVersion":"5678.456"}|1.0.0|1|cniVersion: invalid CNI version "5678.456": expected MAJOR.MINOR.PATCH
+        {"cniVersion":"0.5.0"}|1.0.0|1|cniVersion: unsupported CNI result version "0.5.0"
+        {}|2.0.0|1|cniVersion: unsupported CNI result version "2.0.0"
+        {"cniVersion":1}|1.0.0|6|cniVersion: expected string, got number
+        {"ips":[{"address":"10.0.0.1"}]}|1.0.0|6|ips[0].address: invalid CIDR "10.0.0.1"; expected ADDRESS/PREFIX
+        {"ips":[{"address":"10.0.0.0/33"}]}|1.0.0|6|ips[0].address: invalid CIDR "10.0.0.0/33"
+        {"ips":[{"gateway":"10.0.0.1"}]}|1.0.0|6|ips[0].address: missing required field
+        {"ips":[{"address":"10.0.0.2/24","gateway":"10.0.0.256"}]}|1.0.0|6|ips[0].gateway: invalid IP address "10.0.0.256"
+        {"ips":[{"address":"10.0.0.2/24","interface":-1}]}|1.0.0|6|ips[0].interface: -1 out of range 0-2147483647
+        {"ips":[{"address":"10.0.0.2/24","interface":"0"}]}|1.0.0|6|ips[0].interface: expected integer, got string
+        {"ips":[{"version":"6","address":"10.0.0.2/24"}]}|0.4.0|6|ips[0].version: "6" does not match the address 10.0.0.2/24 (expected "4")
+        {"ips":[{"version":"6","address":"::ffff:10.0.0.2/120"}]}|0.4.0|6|ips[0].version: "6" does not match the address 10.0.0.2/24 (expected "4")
+        {"ips":{}}|1.0.0|6|ips: expected array, got object
+        {"routes":[{"gw":"10.0.0.1"}]}|1.0.0|6|routes[0].dst: missing required field
+        {"routes":[{"dst":"0.0.0.0/0","scope":256}]}|1.1.0|6|routes[0].scope: 256 out of range 0-255
+        {"routes":[{"dst":"0.0.0.0/0","mtu":1.5}]}|1.1.0|6|routes[0].mtu: expected integer, got 1.5
+        {"interfaces":[{"name":5}]}|1.0.0|6|interfaces[0].name: expected string, got number
+        {"dns":{"search":[1]}}|1.0.0|6|dns.search[0]: expected string, got number
+        {"ip4":{"ip":"2001:db8::1/64"}}|0.2.0|6|ip4.ip: expected an IPv4 address, got 2001:db8::1/64
+        {"ip6":{"ip":"10.0.0.1/8"}}|0.2.0|6|ip6.ip: expected an IPv6 address, got 10.0.0.1/8
+        {"ip4":{"gateway":"10.0.0.1"}}|0.1.0|6|ip4.ip: missing required field
+        []|1.0.0|6|result: expected object, got array
+        """)
     void badResultsAreRejectedWithCodeAndPath(String json, String expected, int code, String message)
             throws CniException {
         CniException e = failure(json, CniVersion.parse(expected));
@@ -194,9 +198,10 @@ class ResultCodecTest {
 
     @Test
     void prevResultIsDecodedInTheConfigurationsVersionWithPathsUnderPrevResult() throws CniException {
-        PluginConfig config = CniJson.decodePluginConfig(("{\"cniVersion\":\"0.4.0\",\"name\":\"dbnet\",\"type\":"
-                + "\"tuning\",\"prevResult\":{\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.5/32\",\"interface\":2}],"
-                + "\"dns\":{\"nameservers\":[\"10.1.0.1\"]}}}").getBytes(UTF_8));
+        PluginConfig config = CniJson.decodePluginConfig(("""
+                {"cniVersion":"0.4.0","name":"dbnet","type":\
+                "tuning","prevResult":{"ips":[{"version":"4","address":"10.0.0.5/32","interface":2}],\
+                "dns":{"nameservers":["10.1.0.1"]}}}""").getBytes(UTF_8));
         Result prev = (Result) config.prevResult().orElseThrow();
         assertThat(prev.cniVersion()).isEqualTo(CniVersion.V0_4_0);
         assertThat(prev.ips()).containsExactly(new IpConfig(2, cidr("10.0.0.5/32"), null));
@@ -216,9 +221,10 @@ class ResultCodecTest {
         Result result = new Result(CniVersion.V1_0_0, List.of(new Interface("eth0", "", "/run/netns/a")),
                 List.of(new IpConfig(0, cidr("10.0.0.2/24"), ip("10.0.0.1"))), List.of(), Dns.EMPTY);
         PluginConfig derived = config.withPrevResult(result);
-        assertThat(derived.toString()).isEqualTo("{\"type\":\"portmap\",\"cniVersion\":\"1.0.0\",\"prevResult\":"
-                + "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":\"/run/netns/a\"}],"
-                + "\"ips\":[{\"interface\":0,\"address\":\"10.0.0.2/24\",\"gateway\":\"10.0.0.1\"}]}}");
+        assertThat(derived.toString()).isEqualTo("""
+                {"type":"portmap","cniVersion":"1.0.0","prevResult":\
+                {"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":"/run/netns/a"}],\
+                "ips":[{"interface":0,"address":"10.0.0.2/24","gateway":"10.0.0.1"}]}}""");
         assertThat(derived.prevResult()).contains(result);
         CniException mismatch = catchThrowableOfType(CniException.class,
                 () -> config.withPrevResult(new LegacyResult(CniVersion.V0_2_0, null, null, Dns.EMPTY)));
@@ -227,8 +233,9 @@ class ResultCodecTest {
 
     @Test
     void changingTheVersionUnderAPrevResultOfAnotherResultTypeIsCodeOne() throws CniException {
-        PluginConfig config = CniJson.decodePluginConfig(("{\"type\":\"t\",\"cniVersion\":\"1.0.0\","
-                + "\"prevResult\":{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.2/24\"}]}}")
+        PluginConfig config = CniJson.decodePluginConfig(("""
+                {"type":"t","cniVersion":"1.0.0",\
+                "prevResult":{"cniVersion":"1.0.0","ips":[{"address":"10.0.0.2/24"}]}}""")
                 .getBytes(UTF_8));
         assertThat(config.withCniVersion(CniVersion.V1_1_0).cniVersion()).isEqualTo(CniVersion.V1_1_0);
         CniException e = catchThrowableOfType(CniException.class, () -> config.withCniVersion(CniVersion.V0_4_0));
@@ -236,9 +243,10 @@ class ResultCodecTest {
                 + " 0.4.0");
         PluginConfig downgraded = config.without("prevResult").withCniVersion(CniVersion.V0_4_0)
                 .withPrevResult(config.prevResult().orElseThrow().convertTo(CniVersion.V0_4_0));
-        assertThat(downgraded.toString()).isEqualTo("{\"type\":\"t\",\"cniVersion\":\"0.4.0\",\"prevResult\":"
-                + "{\"cniVersion\":\"0.4.0\",\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}],"
-                + "\"dns\":{}}}");
+        assertThat(downgraded.toString()).isEqualTo("""
+                {"type":"t","cniVersion":"0.4.0","prevResult":\
+                {"cniVersion":"0.4.0","ips":[{"version":"4","address":"10.0.0.2/24"}],\
+                "dns":{}}}""");
     }
 
     @Test
@@ -275,12 +283,14 @@ class ResultCodecTest {
     @Test
     void versionInfoFollowsLibcniPluginDecoder() throws CniException {
         VersionInfo info = VersionInfo.of(CniVersion.V1_1_0, CniVersion.SUPPORTED);
-        assertThat(new String(CniJson.encode(info), UTF_8)).isEqualTo("{\"cniVersion\":\"1.1.0\",\"supportedVersions\":"
-                + "[\"0.1.0\",\"0.2.0\",\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n");
+        assertThat(new String(CniJson.encode(info), UTF_8)).isEqualTo("""
+                {"cniVersion":"1.1.0","supportedVersions":\
+                ["0.1.0","0.2.0","0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]}\n""");
         assertThat(CniJson.decodeVersionInfo(CniJson.encode(info))).isEqualTo(info);
         assertThat(info.supports(CniVersion.V0_3_1)).isTrue();
-        VersionInfo foreign = CniJson.decodeVersionInfo(("{\"cniVersion\":\"some-library-version\","
-                + "\"supportedVersions\":[\"some-version\",\"some-other-version\"]}").getBytes(UTF_8));
+        VersionInfo foreign = CniJson.decodeVersionInfo(("""
+                {"cniVersion":"some-library-version",\
+                "supportedVersions":["some-version","some-other-version"]}""").getBytes(UTF_8));
         assertThat(foreign.supportedVersions()).containsExactly("some-version", "some-other-version");
         assertThat(CniJson.decodeVersionInfo("{\"cniVersion\":\"0.2.0\"}".getBytes(UTF_8)).supportedVersions())
                 .containsExactly("0.1.0", "0.2.0");

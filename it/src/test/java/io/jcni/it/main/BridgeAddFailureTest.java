@@ -51,7 +51,7 @@ class BridgeAddFailureTest {
     DriverOutcome add(String keys, String ipam) throws Exception {
         Path conf = world.write("bad.conflist", conflist("1.0.0", bridge, keys, ipam));
         DriverOutcome outcome = driver.add(conf, netns.path(), Attachment.of("bad", "eth0"));
-        assertThat(outcome.ok()).as("ADD must fail").isFalse();
+        assertThat(outcome.succeeded()).as("ADD must fail").isFalse();
         return outcome;
     }
 

@@ -155,7 +155,7 @@ class BridgeTest {
             assertThat(cniMsg(driver.check(conf, netns.path(), attachment)))
                     .isEqualTo("Expected Route {Dst:0.0.0.0/0 GW:10.216.1.1} not found in routing table");
             netns.exec("ip", "route", "add", "default", "via", "10.216.1.1").requireSuccess();
-            assertThat(driver.check(conf, netns.path(), attachment).ok()).isTrue();
+            assertThat(driver.check(conf, netns.path(), attachment).succeeded()).isTrue();
 
             world.host.exec("ip", "link", "set", hostVeth, "nomaster").requireSuccess();
             assertThat(cniMsg(driver.check(conf, netns.path(), attachment)))
@@ -164,7 +164,7 @@ class BridgeTest {
             assertThat(cniMsg(driver.check(conf, netns.path(), attachment))).as("a new port forgot hairpin")
                     .isEqualTo("Interface " + hostVeth + " hairpin mode false doesn't match configured true");
             world.host.exec("ip", "link", "set", hostVeth, "type", "bridge_slave", "hairpin", "on").requireSuccess();
-            assertThat(driver.check(conf, netns.path(), attachment).ok()).isTrue();
+            assertThat(driver.check(conf, netns.path(), attachment).succeeded()).isTrue();
 
             netns.exec("ip", "addr", "del", "fd16:1::2/64", "dev", "eth0").requireSuccess();
             assertThat(cniMsg(driver.check(conf, netns.path(), attachment)))
@@ -243,7 +243,7 @@ class BridgeTest {
         }
         assertThat(world.host.exec("ip", "-d", "link", "show", hostVeth).requireSuccess().stdout())
                 .contains("isolated on");
-        assertThat(driver.check(conf, netns.path(), Attachment.of("l2", "eth0")).ok()).isTrue();
+        assertThat(driver.check(conf, netns.path(), Attachment.of("l2", "eth0")).succeeded()).isTrue();
         driver.del(conf, netns.path(), Attachment.of("l2", "eth0")).answer();
         assertThat(world.host.kernel().link(hostVeth)).isEmpty();
     }
@@ -261,7 +261,7 @@ class BridgeTest {
             assertThat(host.requireLink(bridge).isPromisc()).as("promiscMode").isTrue();
         }
         assertThat(world.host.kernel().link(bridge).orElseThrow().flags()).contains("PROMISC");
-        assertThat(driver.check(conf, netns.path(), Attachment.of("down", "eth0")).ok()).isTrue();
+        assertThat(driver.check(conf, netns.path(), Attachment.of("down", "eth0")).succeeded()).isTrue();
         driver.del(conf, netns.path(), Attachment.of("down", "eth0")).answer();
     }
 

@@ -110,7 +110,7 @@ class HostDeviceTest {
 
         String withPrev = ourConf.substring(0, ourConf.length() - 1) + ",\"prevResult\":" + result + "}";
         CniExec.Outcome check = ourHostDevice(ours).check(withPrev, ours.container.path(), "ctr-hd", "net1");
-        assertThat(check.ok()).as(check.process().describe()).isTrue();
+        assertThat(check.succeeded()).as(check.process().describe()).isTrue();
 
         ourHostDevice(ours).del(ourConf, ours.container.path(), "ctr-hd", "net1").result();
         goHostDevice(theirs).del(goConf, theirs.container.path(), "ctr-hd", "net1").result();
@@ -164,7 +164,7 @@ class HostDeviceTest {
                 "\"kernelpath\":\"/sys/devices/../class\"", "\"pciBusID\":\"0000:99:00.0\"")) {
             CniExec.Outcome refused = ourHostDevice(ours).add(conf("data-ours", bad), ours.container.path(),
                     "ctr-hd", "net1");
-            assertThat(refused.ok()).as(bad).isFalse();
+            assertThat(refused.succeeded()).as(bad).isFalse();
             assertThat(NetlinkView.linkNames(ours.container)).as(bad).containsExactly("lo");
             assertThat(NetlinkView.linkNames(ours.host)).as(bad).containsExactly(DEVICE, "lo");
             assertThat(allocations(tmp.resolve("data-ours"))).as(bad).isEmpty();
@@ -182,7 +182,7 @@ class HostDeviceTest {
         assertThat(NetlinkView.linkNames(ours.container)).containsExactly(DEVICE, "lo", "net1", "other0");
         CniExec.Outcome go = goHostDevice(theirs).add(conf("data-go", selector("device", theirs)),
                 theirs.container.path(), "ctr-hd", "net1");
-        assertThat(go.ok()).as("Go 1.1.1 moves the device in under its host name first").isFalse();
+        assertThat(go.succeeded()).as("Go 1.1.1 moves the device in under its host name first").isFalse();
         assertThat(go.msg()).contains("file exists");
 
         ourHostDevice(ours).del(conf("data-ours", selector("device", ours)), ours.container.path(), "ctr-hd", "net1")
@@ -213,7 +213,7 @@ class HostDeviceTest {
         assertThat(allocations(tmp.resolve("data-ours"))).isEmpty();
         CniExec.Outcome gonePci = ourHostDevice(ours).del(conf("data-ours", "\"pciBusID\":\"0000:99:00.0\""),
                 ours.container.path(), "ctr-hd", "net1");
-        assertThat(gonePci.ok()).as("the device is found by CNI_IFNAME: " + gonePci.process().describe()).isTrue();
+        assertThat(gonePci.succeeded()).as("the device is found by CNI_IFNAME: " + gonePci.process().describe()).isTrue();
         assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
     }
 
@@ -249,7 +249,7 @@ class HostDeviceTest {
         assertThat(NetlinkView.linkNames(ours.host)).containsExactly(DEVICE, "lo");
         CniExec.Outcome go = goHostDevice(theirs).del(conf("data-go", selector("device", theirs)), gone, "ctr-hd",
                 "net1");
-        assertThat(go.ok()).as("Go 1.1.1 cannot open the namespace and fails DEL").isFalse();
+        assertThat(go.succeeded()).as("Go 1.1.1 cannot open the namespace and fails DEL").isFalse();
         assertThat(NetlinkView.linkNames(theirs.host)).containsExactly("lo", "net1");
     }
 }

@@ -112,8 +112,9 @@ class InteropTest {
         CniRuntime runtime = CniRuntime.create(world.runtimeOptions(List.of(Locations.distCniBin(),
                 Locations.referencePlugins())).withCacheDir(tmp.resolve("rt-cache")).withStderr(stderr)
                 .withDeleteOnAddFailure(false));
-        JsonObject mappings = (JsonObject) Json.parse("{\"portMappings\":[{\"hostPort\":18080,"
-                + "\"containerPort\":80,\"protocol\":\"tcp\"}]}");
+        JsonObject mappings = (JsonObject) Json.parse("""
+                {"portMappings":[{"hostPort":18080,\
+                "containerPort":80,"protocol":"tcp"}]}""");
         RuntimeConf rt = new RuntimeConf("iop-portmap", netns.path().toString(), "eth0")
                 .withCapabilityArgs(mappings);
         TestHost host = world.host;
@@ -144,8 +145,9 @@ class InteropTest {
                 "v6", "{\"dst\":\"10.9.0.0/16\"}"},
             {"isGateway IPv4", ",\"isGateway\":true", "", ""},
             {"layer 2 only", "", "none", ""},
-            {"promiscMode, dns from the configuration", ",\"promiscMode\":true,\"dns\":{\"nameservers\":"
-                + "[\"10.0.0.53\"],\"search\":[\"example.com\"]}", "", "{\"dst\":\"0.0.0.0/0\"}"},
+            {"promiscMode, dns from the configuration", """
+                    ,"promiscMode":true,"dns":{"nameservers":\
+                    ["10.0.0.53"],"search":["example.com"]}""", "", "{\"dst\":\"0.0.0.0/0\"}"},
         };
         for (String version : List.of("0.3.1", "0.4.0", "1.0.0")) {
             for (String[] c : configs) {

@@ -107,7 +107,7 @@ class KernelDependentLinksTest {
         CniExec.Outcome status = plugin(type).call("STATUS", conf(type, "1.1.0"), null, "", "");
         assertThat(status.code()).isEqualTo(50);
         assertThat(status.msg()).isEqualTo(add.msg());
-        assertThat(plugin(type).del(conf(type, "1.0.0"), world.container.path(), "ctr-kd", "net1").ok())
+        assertThat(plugin(type).del(conf(type, "1.0.0"), world.container.path(), "ctr-kd", "net1").succeeded())
                 .as("DEL of what was never made succeeds").isTrue();
     }
 
@@ -136,7 +136,7 @@ class KernelDependentLinksTest {
             assertThat(Topology.reaches(world.container, world.peer, Topology.PEER_ADDRESS)).isTrue();
         }
         String withPrev = conf.substring(0, conf.length() - 1) + ",\"prevResult\":" + result + "}";
-        assertThat(plugin(type).check(withPrev, world.container.path(), "ctr-kd", "net1").ok()).isTrue();
+        assertThat(plugin(type).check(withPrev, world.container.path(), "ctr-kd", "net1").succeeded()).isTrue();
         world.container.exec("ip", "addr", "del", "10.77.1.10/24", "dev", "net1").requireSuccess();
         assertThat(plugin(type).check(withPrev, world.container.path(), "ctr-kd", "net1").msg())
                 .isEqualTo("Failed to match addr 10.77.1.10/24 on interface net1");

@@ -123,7 +123,7 @@ class MacvlanTest {
 
         CniExec.Outcome check = ourMacvlan(ours).check(withPrev(ourConf, result), ours.container.path(), "ctr-mv",
                 "net1");
-        assertThat(check.ok()).as(check.process().describe()).isTrue();
+        assertThat(check.succeeded()).as(check.process().describe()).isTrue();
         ours.container.exec("ip", "addr", "del", "10.77.1.10/24", "dev", "net1").requireSuccess();
         CniExec.Outcome broken = ourMacvlan(ours).check(withPrev(ourConf, result), ours.container.path(), "ctr-mv",
                 "net1");
@@ -213,7 +213,7 @@ class MacvlanTest {
                 ",\"master\":\"" + MASTER + "\",\"mtu\":9000", ",\"master\":\"" + MASTER + "\",\"mac\":\"ff:00:00:00:00:01\"")) {
             CniExec.Outcome refused = ourMacvlan(ours).add(conf("data-ours", bad), ours.container.path(), "ctr-mv",
                     "net1");
-            assertThat(refused.ok()).as(bad).isFalse();
+            assertThat(refused.succeeded()).as(bad).isFalse();
             assertThat(NetlinkView.linkNames(ours.container)).as(bad).containsExactly("lo");
             assertThat(allocations(tmp.resolve("data-ours"))).as(bad).isEmpty();
         }
@@ -244,7 +244,7 @@ class MacvlanTest {
         assertThat(ours.container.kernel().addresses("net1")).noneMatch(a -> a.family().equals("inet"));
         CniExec.Outcome check = ourMacvlan(ours).check(withPrev(conf, result), ours.container.path(), "ctr-mv",
                 "net1");
-        assertThat(check.ok()).as(check.process().describe()).isTrue();
+        assertThat(check.succeeded()).as(check.process().describe()).isTrue();
     }
 
     @Test
@@ -254,10 +254,10 @@ class MacvlanTest {
                 + "\"cni.dev/valid-attachments\":[]}";
         CniExec jcniOnly = CniExec.of(Locations.distPlugin("macvlan"), List.of(Locations.distCniBin()))
                 .inNetns(ours.host.name());
-        assertThat(jcniOnly.call("STATUS", conf, null, "", "").ok()).isTrue();
-        assertThat(jcniOnly.call("GC", conf, null, "", "").ok()).isTrue();
+        assertThat(jcniOnly.call("STATUS", conf, null, "", "").succeeded()).isTrue();
+        assertThat(jcniOnly.call("GC", conf, null, "", "").succeeded()).isTrue();
         String missingIpam = conf.replace("\"static\"", "\"no-such-ipam\"");
         CniExec.Outcome status = jcniOnly.call("STATUS", missingIpam, null, "", "");
-        assertThat(status.ok()).as("the IPAM plugin's failure is the plugin's").isFalse();
+        assertThat(status.succeeded()).as("the IPAM plugin's failure is the plugin's").isFalse();
     }
 }

@@ -111,7 +111,7 @@ class PtpTest {
                     .isEqualTo("Failed to find Gateway 10.216.30.1 for interface eth0");
             netns.exec("ip", "route", "add", "10.216.30.0/24", "via", "10.216.30.1", "src", "10.216.30.2")
                     .requireSuccess();
-            assertThat(driver.check(conf, netns.path(), attachment).ok()).isTrue();
+            assertThat(driver.check(conf, netns.path(), attachment).succeeded()).isTrue();
             world.host.exec("ip", "addr", "del", "10.216.30.1/32", "dev", hostVeth).requireSuccess();
             assertThat(msg(driver.check(conf, netns.path(), attachment)))
                     .isEqualTo("ptp: host end " + hostVeth + " lacks the gateway address 10.216.30.1");

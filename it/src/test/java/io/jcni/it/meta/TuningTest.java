@@ -35,8 +35,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TuningTest {
     private static final String TAG = "tun";
-    private static final String SYSCTLS = "\"sysctl\":{\"net.ipv4.conf.IFNAME.arp_filter\":\"1\","
-            + "\"net.core.somaxconn\":\"517\",\"net.ipv4.tcp_rmem\":\"4096 87380 1048576\"}";
+    private static final String SYSCTLS = """
+            "sysctl":{"net.ipv4.conf.IFNAME.arp_filter":"1",\
+            "net.core.somaxconn":"517","net.ipv4.tcp_rmem":"4096 87380 1048576"}""";
 
     @TempDir
     Path tmp;
@@ -131,19 +132,19 @@ class TuningTest {
 
         if (!cniVersion.equals("0.3.1")) {
             assertThat(jcni().check(oursConf, ours.path(), attachment).answer().isEmpty()).isTrue();
-            assertThat(go().check(theirsConf, theirs.path(), attachment).ok())
+            assertThat(go().check(theirsConf, theirs.path(), attachment).succeeded())
                     .as("Go 1.1.1 compares the tab-separated tcp_rmem with the configured spaces")
                     .isFalse();
         }
 
-        assertThat(jcni().del(oursConf, ours.path(), attachment).ok()).isTrue();
-        assertThat(go().del(theirsConf, theirs.path(), attachment).ok()).isTrue();
+        assertThat(jcni().del(oursConf, ours.path(), attachment).succeeded()).isTrue();
+        assertThat(go().del(theirsConf, theirs.path(), attachment).succeeded()).isTrue();
         assertThat(linkState(ours)).isEqualTo(linkBefore);
         assertThat(linkState(theirs)).isEqualTo(theirLinkBefore);
         assertThat(sysctls(ours)).as("jcni restores the sysctls too").isEqualTo(sysctlsBefore);
         assertThat(sysctls(theirs)).as("Go 1.1.1 leaves them").isEqualTo("1 | 517 | 4096\t87380\t1048576");
         assertThat(files(tmp.resolve("data-ours"))).isEmpty();
-        assertThat(jcni().del(oursConf, ours.path(), attachment).ok()).as("DEL repeated is DEL once").isTrue();
+        assertThat(jcni().del(oursConf, ours.path(), attachment).succeeded()).as("DEL repeated is DEL once").isTrue();
     }
 
     @Test
@@ -154,8 +155,8 @@ class TuningTest {
         Attachment attachment = Attachment.of("tun-check", "eth0");
         jcni().add(oursConf, ours.path(), attachment).answer();
         go().add(theirsConf, theirs.path(), attachment).answer();
-        assertThat(jcni().check(oursConf, ours.path(), attachment).ok()).isTrue();
-        assertThat(go().check(theirsConf, theirs.path(), attachment).ok()).isTrue();
+        assertThat(jcni().check(oursConf, ours.path(), attachment).succeeded()).isTrue();
+        assertThat(go().check(theirsConf, theirs.path(), attachment).succeeded()).isTrue();
 
         for (TestNetns netns : List.of(ours, theirs)) {
             netns.exec("ip", "link", "set", "eth0", "mtu", "1300").requireSuccess();
@@ -169,7 +170,7 @@ class TuningTest {
         }
         assertThat(jcni().check(oursConf, ours.path(), attachment).cniError().path("msg").asText())
                 .isEqualTo("Error: Tuning configured all-multicast mode of eth0 is true, current value is false");
-        assertThat(go().check(theirsConf, theirs.path(), attachment).ok()).isFalse();
+        assertThat(go().check(theirsConf, theirs.path(), attachment).succeeded()).isFalse();
     }
 
     String prevResult(TestNetns netns) {

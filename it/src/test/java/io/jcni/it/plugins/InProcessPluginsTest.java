@@ -33,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * in-process answer is byte-for-byte the exec'd launcher's.
  */
 class InProcessPluginsTest {
-    static final String STATIC_CONF = "{\"cniVersion\":\"1.0.0\",\"name\":\"ipt\",\"type\":\"delegator\",\"ipam\":"
-            + "{\"type\":\"static\",\"addresses\":[{\"address\":\"10.77.0.5/24\",\"gateway\":\"10.77.0.1\"}]}}";
+    static final String STATIC_CONF = """
+            {"cniVersion":"1.0.0","name":"ipt","type":"delegator","ipam":\
+            {"type":"static","addresses":[{"address":"10.77.0.5/24","gateway":"10.77.0.1"}]}}""";
 
     @TempDir
     Path tmp;

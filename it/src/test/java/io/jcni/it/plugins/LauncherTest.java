@@ -174,9 +174,10 @@ class LauncherTest {
     void theCliRunsANetworkOfJcniPluginsAndTheVersionOfEach() throws IOException {
         Prerequisites.assumeJcniCli();
         Path confDir = Files.createDirectory(tmp.resolve("net.d"));
-        Files.writeString(confDir.resolve("10-cli.conflist"), "{\"cniVersion\":\"1.0.0\",\"name\":\"cli-net\","
-                + "\"plugins\":[{\"type\":\"static\",\"ipam\":{\"type\":\"static\",\"addresses\":"
-                + "[{\"address\":\"10.79.0.5/24\"}]}}]}");
+        Files.writeString(confDir.resolve("10-cli.conflist"), """
+                {"cniVersion":"1.0.0","name":"cli-net",\
+                "plugins":[{"type":"static","ipam":{"type":"static","addresses":\
+                [{"address":"10.79.0.5/24"}]}}]}""");
         List<String> common = List.of(Locations.distJcni().toString(), "--conf-dir", confDir.toString(),
                 "--cni-path", Locations.distCniBin().toString(), "--cache-dir", tmp.resolve("cache").toString());
         List<String> add = new ArrayList<>(common);

@@ -37,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 class CacheInteropWithGoLibcniTest {
     private static final String TAG = "rt";
     private static final String CNI_ARGS = "IgnoreUnknown=1;K8S_POD_NAME=web";
-    private static final String CAP_ARGS = "{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,"
-            + "\"protocol\":\"tcp\"}],\"mac\":\"02:00:00:00:00:09\"}";
+    private static final String CAP_ARGS = """
+            {"portMappings":[{"hostPort":8080,"containerPort":80,\
+            "protocol":"tcp"}],"mac":"02:00:00:00:00:09"}""";
 
     @TempDir
     Path tmp;
@@ -82,8 +83,8 @@ class CacheInteropWithGoLibcniTest {
                 .isEqualTo("[[\"IgnoreUnknown\",\"1\"],[\"K8S_POD_NAME\",\"web\"]]");
         assertThat(config.path("capabilityArgs")).isEqualTo(Json.parse(CAP_ARGS));
 
-        assertThat(driver.check(conf, Path.of(rt.netns()), attachment).ok()).isTrue();
-        assertThat(driver.del(conf, Path.of(rt.netns()), attachment).ok()).isTrue();
+        assertThat(driver.check(conf, Path.of(rt.netns()), attachment).succeeded()).isTrue();
+        assertThat(driver.del(conf, Path.of(rt.netns()), attachment).succeeded()).isTrue();
 
         List<JsonNode> calls = Records.read(record);
         assertThat(calls).extracting(c -> c.path("command").asText())

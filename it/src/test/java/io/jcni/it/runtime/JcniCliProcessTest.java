@@ -91,8 +91,9 @@ class JcniCliProcessTest {
                 cache);
         assertThat(failed.exitCode()).isEqualTo(1);
         assertThat(failed.stdout()).isEmpty();
-        assertThat(failed.stderr()).isEqualTo("jcni: plugin type=\"trivial-plugin\" failed (add): trivial-plugin: "
-                + "failure requested; mode=error command=ADD\njcni: CNI error code 11 (Try again later)\n");
+        assertThat(failed.stderr()).isEqualTo("""
+                jcni: plugin type="trivial-plugin" failed (add): trivial-plugin: \
+                failure requested; mode=error command=ADD\njcni: CNI error code 11 (Try again later)\n""");
 
         ProcessResult missing = jcni.run(env, "add", "nope", "/var/run/netns/x", "--cache-dir", cache);
         assertThat(missing.exitCode()).isEqualTo(3);

@@ -157,13 +157,15 @@ class RuntimeFailurePathsTest {
         env.put("JCNI_TRIVIAL_MODE", "hang");
         CniRuntime runtime = CniRuntime.create(CniRuntime.Options.of(List.of(Locations.goBin()))
                 .withCacheDir(tmp.resolve("cache")).withEnvironment(env).withPluginTimeout(Duration.ofMillis(300)));
-        NetworkConfigList list = CniJson.decodeNetworkConfigList(("{\"cniVersion\":\"1.0.0\",\"name\":\"jcni-rt-hang\","
-                + "\"plugins\":[{\"type\":\"trivial-plugin\"}]}").getBytes(StandardCharsets.UTF_8));
+        NetworkConfigList list = CniJson.decodeNetworkConfigList(("""
+                {"cniVersion":"1.0.0","name":"jcni-rt-hang",\
+                "plugins":[{"type":"trivial-plugin"}]}""").getBytes(StandardCharsets.UTF_8));
 
         assertThatThrownBy(() -> runtime.addNetworkList(list, new RuntimeConf("rt-hang", "/var/run/netns/none",
                 "eth0"))).isInstanceOfSatisfying(CniRuntimeException.class, e -> {
-                    assertThat(e.getMessage()).startsWith("plugin type=\"trivial-plugin\" failed (add): netplugin "
-                            + "failed with no error message: signal: killed");
+                    assertThat(e.getMessage()).startsWith("""
+                            plugin type="trivial-plugin" failed (add): netplugin \
+                            failed with no error message: signal: killed""");
                     // The cleanup DEL hung as well (the mode applies to every command) and was killed too.
                     assertThat(e.getSuppressed()).singleElement().satisfies(s -> assertThat(s.getMessage())
                             .contains("failed (delete): netplugin failed with no error message: signal: killed"));

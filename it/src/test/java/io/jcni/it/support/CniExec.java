@@ -36,13 +36,13 @@ public record CniExec(Path plugin, List<Path> cniPath, String hostNetns, Map<Str
 
     /** What one call left: exit status and both streams. */
     public record Outcome(ProcessResult process) {
-        public boolean ok() {
+        public boolean succeeded() {
             return process.exitCode() == 0;
         }
 
         /** The result JSON; fails the test with everything the plugin printed if the call failed. */
         public JsonNode result() {
-            if (!ok()) {
+            if (!succeeded()) {
                 throw new AssertionError("plugin failed: " + process.describe());
             }
             return process.stdout().isBlank() ? Json.parse("{}") : Json.parse(process.stdout());
@@ -50,7 +50,7 @@ public record CniExec(Path plugin, List<Path> cniPath, String hostNetns, Map<Str
 
         /** The CNI error JSON ({@code code, msg, details}); fails the test if the call succeeded. */
         public JsonNode error() {
-            if (ok()) {
+            if (succeeded()) {
                 throw new AssertionError("plugin succeeded, an error was expected: " + process.describe());
             }
             return Json.parse(process.stdout());

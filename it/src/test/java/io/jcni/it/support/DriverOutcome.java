@@ -17,13 +17,13 @@ public record DriverOutcome(ProcessResult process, JsonNode json) {
         return new DriverOutcome(process, Json.parse(out));
     }
 
-    public boolean ok() {
+    public boolean succeeded() {
         return process.exitCode() == 0;
     }
 
     /** The success document; fails the test with the driver's output if the command failed. */
     public JsonNode answer() {
-        if (!ok()) {
+        if (!succeeded()) {
             throw new AssertionError("libcni driver failed: " + process.describe());
         }
         return json;
@@ -31,7 +31,7 @@ public record DriverOutcome(ProcessResult process, JsonNode json) {
 
     /** libcni's error text; fails the test if the command succeeded. */
     public String error() {
-        if (ok()) {
+        if (succeeded()) {
             throw new AssertionError("libcni driver succeeded, an error was expected: " + process.describe());
         }
         return json.path("error").asText();

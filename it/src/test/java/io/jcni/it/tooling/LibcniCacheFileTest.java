@@ -51,8 +51,9 @@ class LibcniCacheFileTest {
         String network = "jcni-iop-cache";
         Path cache = tmp.resolve("cache");
         Path conf = BridgeConflist.write(tmp.resolve("net.conflist"), "1.0.0", network, bridge, tmp.resolve("ipam"));
-        String capabilityArgs = "{\"portMappings\":[{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"}],"
-                + "\"mac\":\"02:00:00:00:00:01\"}";
+        String capabilityArgs = """
+                {"portMappings":[{"hostPort":8080,"containerPort":80,"protocol":"tcp"}],\
+                "mac":"02:00:00:00:00:01"}""";
         var attachment = Attachment.of("iop-cache-container", "eth1")
                 .withCniArgs("IgnoreUnknown=1;K8S_POD_NAME=iop").withCapabilityArgs(capabilityArgs);
         try (TestHost host = TestHost.create(TAG)) {

@@ -73,7 +73,7 @@ class TrivialPluginFailureTextsTest {
         };
         assertThat(outcome.stderr()).as("stderr passed through").isEqualTo(c.path("stderr").asText());
         if (c.path("error").isNull()) {
-            assertThat(outcome.ok()).as(outcome.process()::describe).isTrue();
+            assertThat(outcome.succeeded()).as(outcome.process()::describe).isTrue();
             return;
         }
         String expected = c.path("error").asText().replace("{cniPath}", Locations.goBin().toString());

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** IPAM delegation through the SDK: in-process for jcni launchers, exec otherwise, and IPAM DEL on a failed ADD. */
 class DelegationTest {
-    static final String CONFIG = "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":\"delegator\","
-            + "\"ipam\":{\"type\":\"rec-ipam\",\"subnet\":\"10.1.0.0/24\"}}";
+    static final String CONFIG = """
+            {"cniVersion":"1.0.0","name":"net1","type":"delegator",\
+            "ipam":{"type":"rec-ipam","subnet":"10.1.0.0/24"}}""";
 
     @TempDir
     Path cniPath;

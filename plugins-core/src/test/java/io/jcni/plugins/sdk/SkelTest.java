@@ -243,8 +243,9 @@ class SkelTest {
         Map<String, String> env = Map.of("CNI_COMMAND", "VERSION");
         Outcome outcome = run(skel, env, "this is not JSON");
         assertThat(outcome.status()).isZero();
-        assertThat(outcome.stdout()).isEqualTo("{\"cniVersion\":\"1.1.0\",\"supportedVersions\":[\"0.1.0\",\"0.2.0\","
-                + "\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\",\"1.1.0\"]}\n");
+        assertThat(outcome.stdout()).isEqualTo("""
+                {"cniVersion":"1.1.0","supportedVersions":["0.1.0","0.2.0",\
+                "0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]}\n""");
         assertThat(plugin.calls).isEmpty();
     }
 

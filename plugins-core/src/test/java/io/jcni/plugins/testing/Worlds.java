@@ -40,6 +40,7 @@ public final class Worlds implements AutoCloseable {
         return new Worlds();
     }
 
+    /** True when this JVM's effective user is root (the second Uid field of /proc/self/status). */
     public static boolean root() throws Exception {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
             if (line.startsWith("Uid:")) {

@@ -18,7 +18,6 @@ import io.jcni.spec.LegacyIpConfig;
 import io.jcni.spec.LegacyResult;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -302,10 +301,5 @@ public final class ResultCodec {
         if (address != null) {
             out.put(key, Json.of(IpText.format(address)));
         }
-    }
-
-    /** True if the address is IPv4 (mapped addresses were normalised at construction). */
-    static boolean isIpv4(InetAddress address) {
-        return address instanceof Inet4Address;
     }
 }

@@ -28,12 +28,14 @@ class CniJacksonModuleTest {
 
     private final ObjectMapper mapper = new ObjectMapper().registerModule(new CniJacksonModule());
 
-    private static final String CONFLIST = "{\"cniVersion\":\"1.0.0\",\"name\":\"dbnet\",\"plugins\":[{\"type\":"
-            + "\"bridge\",\"zeta\":1.50,\"alpha\":[1e3]},{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}]}";
+    private static final String CONFLIST = """
+            {"cniVersion":"1.0.0","name":"dbnet","plugins":[{"type":\
+            "bridge","zeta":1.50,"alpha":[1e3]},{"type":"portmap","capabilities":{"portMappings":true}}]}""";
 
-    private static final String RESULT = "{\"cniVersion\":\"0.4.0\",\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":"
-            + "\"/run/netns/a\"}],\"ips\":[{\"version\":\"4\",\"interface\":0,\"address\":\"10.0.0.2/24\",\"gateway\":"
-            + "\"10.0.0.1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}],\"dns\":{}}";
+    private static final String RESULT = """
+            {"cniVersion":"0.4.0","interfaces":[{"name":"eth0","sandbox":\
+            "/run/netns/a"}],"ips":[{"version":"4","interface":0,"address":"10.0.0.2/24","gateway":\
+            "10.0.0.1"}],"routes":[{"dst":"0.0.0.0/0"}],"dns":{}}""";
 
     @Test
     void objectMapperOutputIsIdenticalToTheStreamingCodec() throws Exception {
@@ -89,8 +91,9 @@ class CniJacksonModuleTest {
                 () -> mapper.readValue("{\"name\":\"n\",\"plugins\":[{\"type\":\"../x\"}]}", NetworkConfigList.class));
         assertThat(e.getCause()).isInstanceOf(CniException.class);
         assertThat(((CniException) e.getCause()).code()).isEqualTo(7);
-        assertThat(e.getOriginalMessage()).isEqualTo("plugins[0].type: invalid plugin type \"../x\": must be a file "
-                + "name without path separators");
+        assertThat(e.getOriginalMessage()).isEqualTo("""
+                plugins[0].type: invalid plugin type "../x": must be a file \
+                name without path separators""");
         JsonMappingException wrongShape = catchThrowableOfType(JsonMappingException.class,
                 () -> mapper.readValue(RESULT, LegacyResult.class));
         assertThat(((CniException) wrongShape.getCause()).code()).isEqualTo(1);

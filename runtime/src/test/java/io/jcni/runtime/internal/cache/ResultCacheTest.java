@@ -24,20 +24,22 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ResultCacheTest {
     /** Written by Go libcni 1.1.2 (copy of it/src/test/resources/libcni-cache/jcni-iop-sample-iop-sample-container-eth0). */
-    static final String LIBCNI_FILE = "{\"kind\":\"cniCacheV1\",\"containerId\":\"iop-sample-container\",\"config\":"
-            + "\"eyJjbmlWZXJzaW9uIjoiMS4wLjAiLCJuYW1lIjoiamNuaS1pb3Atc2FtcGxlIiwicGx1Z2lucyI6W3sidHlwZSI6ImJyaWRnZSIs"
-            + "ImJyaWRnZSI6ImpjbmktaW9wLXNhbXBsZSIsImlwYW0iOnsidHlwZSI6Imhvc3QtbG9jYWwiLCJkYXRhRGlyIjoiL3RtcC9qY25pLWlv"
-            + "cC1zYW1wbGUvaXBhbSIsInJhbmdlcyI6W1t7InN1Ym5ldCI6IjEwLjIxMy43LjAvMjQifV1dLCJyb3V0ZXMiOlt7ImRzdCI6IjAuMC4w"
-            + "LjAvMCJ9XX19XX0=\",\"ifName\":\"eth0\",\"networkName\":\"jcni-iop-sample\",\"cniArgs\":[[\"IgnoreUnknown\""
-            + ",\"1\"],[\"K8S_POD_NAME\",\"sample\"]],\"capabilityArgs\":{\"mac\":\"02:00:00:00:00:01\",\"portMappings\""
-            + ":[{\"containerPort\":80,\"hostPort\":8080,\"protocol\":\"tcp\"}]},\"result\":{\"cniVersion\":\"1.0.0\","
-            + "\"dns\":{},\"interfaces\":[{\"mac\":\"0a:00:00:00:00:01\",\"name\":\"jcni-iop-sample\"},{\"mac\":"
-            + "\"0a:00:00:00:00:01\",\"name\":\"veth0123abcd\"},{\"mac\":\"0a:00:00:00:00:02\",\"name\":\"eth0\","
-            + "\"sandbox\":\"/var/run/netns/jcni-iop-sample\"}],\"ips\":[{\"address\":\"10.213.7.2/24\",\"gateway\":"
-            + "\"10.213.7.1\",\"interface\":2}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}";
+    static final String LIBCNI_FILE = """
+            {"kind":"cniCacheV1","containerId":"iop-sample-container","config":\
+            "eyJjbmlWZXJzaW9uIjoiMS4wLjAiLCJuYW1lIjoiamNuaS1pb3Atc2FtcGxlIiwicGx1Z2lucyI6W3sidHlwZSI6ImJyaWRnZSIs\
+            ImJyaWRnZSI6ImpjbmktaW9wLXNhbXBsZSIsImlwYW0iOnsidHlwZSI6Imhvc3QtbG9jYWwiLCJkYXRhRGlyIjoiL3RtcC9qY25pLWlv\
+            cC1zYW1wbGUvaXBhbSIsInJhbmdlcyI6W1t7InN1Ym5ldCI6IjEwLjIxMy43LjAvMjQifV1dLCJyb3V0ZXMiOlt7ImRzdCI6IjAuMC4w\
+            LjAvMCJ9XX19XX0=","ifName":"eth0","networkName":"jcni-iop-sample","cniArgs":[["IgnoreUnknown"\
+            ,"1"],["K8S_POD_NAME","sample"]],"capabilityArgs":{"mac":"02:00:00:00:00:01","portMappings"\
+            :[{"containerPort":80,"hostPort":8080,"protocol":"tcp"}]},"result":{"cniVersion":"1.0.0",\
+            "dns":{},"interfaces":[{"mac":"0a:00:00:00:00:01","name":"jcni-iop-sample"},{"mac":\
+            "0a:00:00:00:00:01","name":"veth0123abcd"},{"mac":"0a:00:00:00:00:02","name":"eth0",\
+            "sandbox":"/var/run/netns/jcni-iop-sample"}],"ips":[{"address":"10.213.7.2/24","gateway":\
+            "10.213.7.1","interface":2}],"routes":[{"dst":"0.0.0.0/0"}]}}""";
 
-    static final String RESULT = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\"}],\"ips\":[{\"address\""
-            + ":\"10.1.0.2/24\",\"interface\":0}]}";
+    static final String RESULT = """
+            {"cniVersion":"1.0.0","interfaces":[{"name":"eth0"}],"ips":[{"address"\
+            :"10.1.0.2/24","interface":0}]}""";
 
     @TempDir
     Path tmp;

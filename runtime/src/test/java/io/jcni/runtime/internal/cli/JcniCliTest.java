@@ -39,8 +39,9 @@ class JcniCliTest {
         confDir = Files.createDirectory(tmp.resolve("net.d"));
         cache = tmp.resolve("cache");
         plugin = FakePlugin.create(bin, "p").answer("ADD", CniRuntimeListTest.R1);
-        Files.writeString(confDir.resolve("10-net.conflist"), "{\"cniVersion\":\"1.0.0\",\"name\":\"net\","
-                + "\"plugins\":[{\"type\":\"p\",\"capabilities\":{\"portMappings\":true}}]}");
+        Files.writeString(confDir.resolve("10-net.conflist"), """
+                {"cniVersion":"1.0.0","name":"net",\
+                "plugins":[{"type":"p","capabilities":{"portMappings":true}}]}""");
         env = new HashMap<>(Map.of("NETCONFPATH", confDir.toString(), "CNI_PATH", bin.toString(),
                 "PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
     }
@@ -108,9 +109,10 @@ class JcniCliTest {
         assertThat(run("add", "net", "/ns", "--cache-dir", cache.toString())).isEqualTo(JcniCli.FAILED);
 
         assertThat(stdout).isEmpty();
-        assertThat(stderr).isEqualTo("p: detailed log\n"
-                + "jcni: plugin type=\"p\" failed (add): pool busy; retry\n"
-                + "jcni: CNI error code 11 (Try again later)\n");
+        assertThat(stderr).isEqualTo("""
+                p: detailed log\n\
+                jcni: plugin type="p" failed (add): pool busy; retry\n\
+                jcni: CNI error code 11 (Try again later)\n""");
     }
 
     @Test
@@ -161,8 +163,9 @@ class JcniCliTest {
         assertThat(run("validate", "net")).isZero();
         assertThat(Json.parse(stdout).toString()).isEqualTo(
                 "{\"name\":\"net\",\"cniVersion\":\"1.0.0\",\"plugins\":[\"p\"],\"capabilities\":[\"portMappings\"]}");
-        Path file = Files.writeString(tmp.resolve("other.conf"), "{\"cniVersion\":\"1.0.0\",\"name\":\"o\","
-                + "\"type\":\"missing\"}");
+        Path file = Files.writeString(tmp.resolve("other.conf"), """
+                {"cniVersion":"1.0.0","name":"o",\
+                "type":"missing"}""");
         assertThat(run("validate", file.toString())).isEqualTo(JcniCli.FAILED);
         assertThat(stderr).startsWith("jcni: failed to find plugin \"missing\" in path [" + bin + "]\n");
     }
@@ -184,16 +187,18 @@ class JcniCliTest {
 
     @Test
     void gcTreatsCachedAttachmentsAsValidUnlessToldOtherwise() throws Exception {
-        Files.writeString(confDir.resolve("10-net.conflist"), "{\"cniVersion\":\"1.1.0\",\"name\":\"net\","
-                + "\"plugins\":[{\"type\":\"p\"}]}");
+        Files.writeString(confDir.resolve("10-net.conflist"), """
+                {"cniVersion":"1.1.0","name":"net",\
+                "plugins":[{"type":"p"}]}""");
         assertThat(run("add", "net", "/ns/a", "--container-id", "a", "--cache-dir", cache.toString())).isZero();
         assertThat(run("add", "net", "/ns/b", "--container-id", "b", "--cache-dir", cache.toString())).isZero();
 
         assertThat(run("gc", "net", "--cache-dir", cache.toString())).isZero();
         assertThat(plugin.commands()).containsExactly("ADD", "ADD", "GC");
         assertThat(plugin.calls().get(2).stdin()).contains(
-                "\"cni.dev/valid-attachments\":[{\"containerID\":\"a\",\"ifname\":\"eth0\"},"
-                        + "{\"containerID\":\"b\",\"ifname\":\"eth0\"}]");
+                """
+                        "cni.dev/valid-attachments":[{"containerID":"a","ifname":"eth0"},\
+                        {"containerID":"b","ifname":"eth0"}]""");
 
         assertThat(run("gc", "net", "--valid", "a/eth0", "--cache-dir", cache.toString())).isZero();
         assertThat(plugin.commands()).containsExactly("ADD", "ADD", "GC", "DEL", "GC");
@@ -203,8 +208,9 @@ class JcniCliTest {
 
     @Test
     void statusExits1WithThePluginsCode() throws Exception {
-        Files.writeString(confDir.resolve("10-net.conflist"), "{\"cniVersion\":\"1.1.0\",\"name\":\"net\","
-                + "\"plugins\":[{\"type\":\"p\"}]}");
+        Files.writeString(confDir.resolve("10-net.conflist"), """
+                {"cniVersion":"1.1.0","name":"net",\
+                "plugins":[{"type":"p"}]}""");
         assertThat(run("status", "net")).isZero();
         plugin.fail("STATUS", "{\"code\":50,\"msg\":\"no IPs left\"}", 1);
         assertThat(run("status", "net")).isEqualTo(JcniCli.FAILED);

@@ -28,9 +28,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class HostLocalStore implements AutoCloseable {
 
-    /** Go host-local's default {@code dataDir}. */
-    public static final Path DEFAULT_DATA_DIR = Path.of("/var/lib/cni/networks");
-
     /** The directory under the data dir holding jcni's index files; no network name can start with a dot. */
     static final String INDEX_DIR = ".jcni";
 

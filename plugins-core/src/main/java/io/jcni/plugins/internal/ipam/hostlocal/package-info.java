@@ -76,8 +76,6 @@
  *       (a few ms) as our last commit can go unseen until the next rebuild: our DEL of that container would then
  *       miss its address (GC reclaims it) and our allocator would try it and move on (no double allocation).
  *       {@code DirSignatureTest} checks the property on the machine's disk and tmpfs.</li>
- *   <li>Until the flock(2) lock is wired in ({@link io.jcni.plugins.internal.ipam.hostlocal.StoreLock}), jcni and
- *       a concurrently running Go host-local do not exclude each other.</li>
  *   <li>With Go and jcni writing alternately, each foreign change costs one directory scan (what Go pays on every
  *       operation).</li>
  *   <li>Ranges above 2<sup>24</sup> addresses (IPv6 wider than /104) are walked by trying addresses one by one, as

@@ -35,7 +35,7 @@ final class GoHostLocal {
     /** What one exec answered: exit status, the result's addresses, or the error's msg. */
     record Answer(int exit, List<String> addresses, String error, String stdout) {
 
-        boolean ok() {
+        boolean succeeded() {
             return exit == 0;
         }
     }

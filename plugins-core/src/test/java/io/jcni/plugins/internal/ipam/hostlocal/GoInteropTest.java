@@ -68,8 +68,8 @@ class GoInteropTest {
             assertThat(store.release(who("g1"))).extracting(IpAddress::toString)
                     .containsExactlyInAnyOrder("10.1.0.2", "fd00::2");
         }
-        assertThat(go.check("g1", "eth0").ok()).isFalse();
-        assertThat(go.check("g2", "eth0").ok()).isTrue();
+        assertThat(go.check("g1", "eth0").succeeded()).isFalse();
+        assertThat(go.check("g2", "eth0").succeeded()).isTrue();
     }
 
     @Test
@@ -80,7 +80,7 @@ class GoInteropTest {
                     .containsExactly("10.1.0.2", "fd00::2");
             assertThat(addresses(store.allocate(who("o2"), sets, List.of(), OnExisting.REUSE)))
                     .containsExactly("10.1.0.3", "fd00::3");
-            assertThat(go.check("o1", "eth0").ok()).isTrue();
+            assertThat(go.check("o1", "eth0").succeeded()).isTrue();
             assertThat(go.add("g1", "eth0").addresses()).containsExactly("10.1.0.4", "fd00::4");
             Answer del = go.del("o1", "eth0");
             assertThat(del.exit()).as(del.stdout()).isZero();
@@ -128,7 +128,7 @@ class GoInteropTest {
                     } catch (IpamException e) {
                         ours = "error: " + e.getMessage();
                     }
-                    String theirs = g.ok() ? String.join(",", g.addresses()) : "error: " + g.error();
+                    String theirs = g.succeeded() ? String.join(",", g.addresses()) : "error: " + g.error();
                     assertThat(ours).as(label).isEqualTo(theirs);
                 } else {
                     assertThat(go.del(step[1], "eth0").exit()).as(label).isZero();
@@ -179,7 +179,7 @@ class GoInteropTest {
                     String id = ids.remove(rnd.nextInt(ids.size()));
                     List<String> held = holding.remove(id);
                     if (useGo) {
-                        assertThat(go.check(id, "eth0").ok()).as(label).isTrue();
+                        assertThat(go.check(id, "eth0").succeeded()).as(label).isTrue();
                         assertThat(go.del(id, "eth0").exit()).as(label).isZero();
                     } else {
                         assertThat(store.find(who(id))).as(label).extracting(r -> r.address().toString())

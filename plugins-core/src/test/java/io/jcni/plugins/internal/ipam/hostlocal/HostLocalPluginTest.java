@@ -188,8 +188,9 @@ class HostLocalPluginTest {
         add("keep", v110);
         add("drop", v110);
         PluginCall.of("ADD").containerId("keep").ifName("net1").stdin(v110).run(skel).ok();
-        String gc = conf("1.1.0", ranges("10.72.0.0/24"), ",\"cni.dev/valid-attachments\":[{\"containerID\":"
-                + "\"keep\",\"ifname\":\"eth0\"}]");
+        String gc = conf("1.1.0", ranges("10.72.0.0/24"), """
+                ,"cni.dev/valid-attachments":[{"containerID":\
+                "keep","ifname":"eth0"}]""");
         PluginCall.of("GC").env("CNI_CONTAINERID", null).env("CNI_IFNAME", null).env("CNI_NETNS", null).stdin(gc)
                 .run(skel).ok();
         assertThat(files()).containsExactly("10.72.0.2");

@@ -28,11 +28,12 @@ class StaticPluginTest {
                 + "\"type\":\"static\"" + (ipam.isEmpty() ? "" : "," + ipam) + "}" + extra + "}";
     }
 
-    static final String FULL = "\"addresses\":[{\"address\":\"10.10.0.1/24\",\"gateway\":\"10.10.0.254\"},"
-            + "{\"address\":\"3ffe:ffff:0:01ff::1/64\",\"gateway\":\"3ffe:ffff:0::1\"}],"
-            + "\"routes\":[{\"dst\":\"0.0.0.0/0\"},{\"dst\":\"192.168.0.0/16\",\"gw\":\"10.10.5.1\"},"
-            + "{\"dst\":\"3ffe:ffff:0:01ff::1/64\"}],"
-            + "\"dns\":{\"nameservers\":[\"8.8.8.8\"],\"domain\":\"example.com\",\"search\":[\"example.com\"]}";
+    static final String FULL = """
+            "addresses":[{"address":"10.10.0.1/24","gateway":"10.10.0.254"},\
+            {"address":"3ffe:ffff:0:01ff::1/64","gateway":"3ffe:ffff:0::1"}],\
+            "routes":[{"dst":"0.0.0.0/0"},{"dst":"192.168.0.0/16","gw":"10.10.5.1"},\
+            {"dst":"3ffe:ffff:0:01ff::1/64"}],\
+            "dns":{"nameservers":["8.8.8.8"],"domain":"example.com","search":["example.com"]}""";
 
     @Test
     void addReturnsTheConfiguredAddressesRoutesAndDns() throws Exception {
@@ -102,8 +103,9 @@ class StaticPluginTest {
         assertThat(fromArgs.ips()).extracting(ip -> ip.address().toString()).containsExactly("10.30.0.3/16");
         assertThat(fromArgs.ips().getFirst().gateway()).isNull();
         Result fromCapability = (Result) PluginCall.of("ADD").stdin(conf("1.0.0", addresses,
-                ",\"args\":{\"cni\":{\"ips\":[\"10.30.0.3/16\"]}},\"runtimeConfig\":{\"ips\":[\"10.40.0.4/24\","
-                        + "\"fd40::4/64\"]}")).run(skel).result();
+                """
+                        ,"args":{"cni":{"ips":["10.30.0.3/16"]}},"runtimeConfig":{"ips":["10.40.0.4/24",\
+                        "fd40::4/64"]}""")).run(skel).result();
         assertThat(fromCapability.ips()).extracting(ip -> ip.address().toString())
                 .containsExactly("10.40.0.4/24", "fd40::4/64");
     }
@@ -149,8 +151,9 @@ class StaticPluginTest {
         CniError missing = PluginCall.of("CHECK").stdin(conf("1.0.0", FULL, ",\"prevResult\":" + one)).run(skel)
                 .error();
         assertThat(missing.msg()).isEqualTo("static: Failed to find addr 3ffe:ffff:0:1ff::1 on interface eth0");
-        String wrongGateway = "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.10.0.1/24\",\"gateway\":"
-                + "\"10.10.0.1\"}]}";
+        String wrongGateway = """
+                {"cniVersion":"1.0.0","ips":[{"address":"10.10.0.1/24","gateway":\
+                "10.10.0.1"}]}""";
         CniError gateway = PluginCall.of("CHECK")
                 .stdin(conf("1.0.0", "\"addresses\":[{\"address\":\"10.10.0.1/24\",\"gateway\":\"10.10.0.254\"}]",
                         ",\"prevResult\":" + wrongGateway)).run(skel).error();

@@ -89,10 +89,11 @@ class BridgeConfigTest {
 
     @Test
     void everyKeyIsRead() throws Exception {
-        BridgeConfig c = load(",\"bridge\":\"br-x\",\"isDefaultGateway\":true,\"forceAddress\":true,\"mtu\":1400,"
-                + "\"hairpinMode\":true,\"vlanTrunk\":[{\"minID\":5,\"maxID\":7},{\"id\":6},{\"id\":100}],"
-                + "\"preserveDefaultVlan\":false,\"enabledad\":true,\"portIsolation\":true,"
-                + "\"dns\":{\"nameservers\":[\"10.0.0.53\"]},\"ipam\":{\"type\":\"host-local\"}", null);
+        BridgeConfig c = load("""
+                ,"bridge":"br-x","isDefaultGateway":true,"forceAddress":true,"mtu":1400,\
+                "hairpinMode":true,"vlanTrunk":[{"minID":5,"maxID":7},{"id":6},{"id":100}],\
+                "preserveDefaultVlan":false,"enabledad":true,"portIsolation":true,\
+                "dns":{"nameservers":["10.0.0.53"]},"ipam":{"type":"host-local"}""", null);
         assertThat(c.bridge()).isEqualTo("br-x");
         assertThat(c.isGateway()).as("implied by isDefaultGateway").isTrue();
         assertThat(c.isDefaultGateway()).isTrue();
@@ -114,35 +115,36 @@ class BridgeConfigTest {
         assertThat(load("", "MAC=0a:00:00:00:00:01").mac()).isEqualTo(MacAddress.parse("0a:00:00:00:00:01"));
         assertThat(load(",\"args\":{\"cni\":{\"mac\":\"0a:00:00:00:00:02\"}}", "MAC=0a:00:00:00:00:01").mac())
                 .isEqualTo(MacAddress.parse("0a:00:00:00:00:02"));
-        assertThat(load(",\"args\":{\"cni\":{\"mac\":\"0a:00:00:00:00:02\"}},"
-                + "\"runtimeConfig\":{\"mac\":\"0A-00-00-00-00-03\"}", "MAC=0a:00:00:00:00:01").mac())
+        assertThat(load("""
+                ,"args":{"cni":{"mac":"0a:00:00:00:00:02"}},\
+                "runtimeConfig":{"mac":"0A-00-00-00-00-03"}""", "MAC=0a:00:00:00:00:01").mac())
                 .isEqualTo(MacAddress.parse("0a:00:00:00:00:03"));
         assertThat(load("", "IgnoreUnknown=1;K8S_POD_NAME=x").mac()).isNull();
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "ipMasq true is refused as unsupported (2)|,\"ipMasq\":true|2|ipMasq: true is not supported yet",
-        "macspoofchk true is refused as unsupported (2)|,\"macspoofchk\":true|2|macspoofchk: true is not supported yet",
-        "vlan out of range|,\"vlan\":4095|7|invalid VLAN ID 4095 (must be between 0 and 4094)",
-        "negative vlan|,\"vlan\":-1|7|invalid VLAN ID -1 (must be between 0 and 4094)",
-        "vlan and vlanTrunk|,\"vlan\":5,\"vlanTrunk\":[{\"id\":6}]|7|cannot set vlan and vlanTrunk at the same time",
-        "trunk minID|,\"vlanTrunk\":[{\"minID\":0,\"maxID\":6}]|7|incorrect trunk minID parameter",
-        "trunk maxID|,\"vlanTrunk\":[{\"minID\":1,\"maxID\":4095}]|7|incorrect trunk maxID parameter",
-        "trunk order|,\"vlanTrunk\":[{\"minID\":9,\"maxID\":6}]|7|minID is greater than maxID in trunk parameter",
-        "trunk min missing|,\"vlanTrunk\":[{\"maxID\":6}]|7|minID and maxID should be configured simultaneously, minID is missing",
-        "trunk max missing|,\"vlanTrunk\":[{\"minID\":6}]|7|minID and maxID should be configured simultaneously, maxID is missing",
-        "trunk id|,\"vlanTrunk\":[{\"id\":5000}]|7|incorrect trunk id parameter",
-        "hairpin with promisc|,\"hairpinMode\":true,\"promiscMode\":true|7|cannot set hairpin mode and promiscuous mode at the same time",
-        "IPAM with disabled interface|,\"disableContainerInterface\":true,\"ipam\":{\"type\":\"static\"}|7|cannot use IPAM when DisableContainerInterface flag is set",
-        "bridge name too long|,\"bridge\":\"a-very-long-bridge-name\"|7|bridge: interface name must have 1-15 bytes: \"a-very-long-bridge-name\"",
-        "mtu out of range|,\"mtu\":70000|7|mtu: 70000 out of range 0-65535",
-        "mtu wrong type|,\"mtu\":\"1400\"|6|mtu: expected integer, got string",
-        "isGateway wrong type|,\"isGateway\":1|6|isGateway: expected boolean, got number",
-        "bad runtimeConfig mac|,\"runtimeConfig\":{\"mac\":\"zz:00:00:00:00:01\"}|7|runtimeConfig.mac: invalid MAC address \"zz:00:00:00:00:01\"",
-        "multicast mac|,\"args\":{\"cni\":{\"mac\":\"01:00:5e:00:00:01\"}}|7|args.cni.mac: \"01:00:5e:00:00:01\" is a multicast address",
-        "dotted mac form is Go's too|,\"runtimeConfig\":{\"mac\":\"0a58.0ad8.0399\"},\"ipMasq\":true|2|ipMasq: true is not supported yet",
-    })
+    @CsvSource(delimiter = '|', textBlock = """
+        ipMasq true is refused as unsupported (2)|,"ipMasq":true|2|ipMasq: true is not supported yet
+        macspoofchk true is refused as unsupported (2)|,"macspoofchk":true|2|macspoofchk: true is not supported yet
+        vlan out of range|,"vlan":4095|7|invalid VLAN ID 4095 (must be between 0 and 4094)
+        negative vlan|,"vlan":-1|7|invalid VLAN ID -1 (must be between 0 and 4094)
+        vlan and vlanTrunk|,"vlan":5,"vlanTrunk":[{"id":6}]|7|cannot set vlan and vlanTrunk at the same time
+        trunk minID|,"vlanTrunk":[{"minID":0,"maxID":6}]|7|incorrect trunk minID parameter
+        trunk maxID|,"vlanTrunk":[{"minID":1,"maxID":4095}]|7|incorrect trunk maxID parameter
+        trunk order|,"vlanTrunk":[{"minID":9,"maxID":6}]|7|minID is greater than maxID in trunk parameter
+        trunk min missing|,"vlanTrunk":[{"maxID":6}]|7|minID and maxID should be configured simultaneously, minID is missing
+        trunk max missing|,"vlanTrunk":[{"minID":6}]|7|minID and maxID should be configured simultaneously, maxID is missing
+        trunk id|,"vlanTrunk":[{"id":5000}]|7|incorrect trunk id parameter
+        hairpin with promisc|,"hairpinMode":true,"promiscMode":true|7|cannot set hairpin mode and promiscuous mode at the same time
+        IPAM with disabled interface|,"disableContainerInterface":true,"ipam":{"type":"static"}|7|cannot use IPAM when DisableContainerInterface flag is set
+        bridge name too long|,"bridge":"a-very-long-bridge-name"|7|bridge: interface name must have 1-15 bytes: "a-very-long-bridge-name"
+        mtu out of range|,"mtu":70000|7|mtu: 70000 out of range 0-65535
+        mtu wrong type|,"mtu":"1400"|6|mtu: expected integer, got string
+        isGateway wrong type|,"isGateway":1|6|isGateway: expected boolean, got number
+        bad runtimeConfig mac|,"runtimeConfig":{"mac":"zz:00:00:00:00:01"}|7|runtimeConfig.mac: invalid MAC address "zz:00:00:00:00:01"
+        multicast mac|,"args":{"cni":{"mac":"01:00:5e:00:00:01"}}|7|args.cni.mac: "01:00:5e:00:00:01" is a multicast address
+        dotted mac form is Go's too|,"runtimeConfig":{"mac":"0a58.0ad8.0399"},"ipMasq":true|2|ipMasq: true is not supported yet
+        """)
     void refusedBeforeAnySideEffectWithGosMessage(String what, String extra, int code, String msg) throws Exception {
         CniError error = addError(extra);
         assertThat(error.code()).as(what).isEqualTo(code);

@@ -9,11 +9,10 @@ import io.jcni.netlink.NetlinkHandle;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.plugins.testing.PluginCall;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.Interface;
 import io.jcni.spec.Result;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,18 +25,9 @@ class LoopbackPluginTest {
     private NetNs netns;
     private String path;
 
-    static boolean root() throws Exception {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("Uid:")) {
-                return line.split("\\s+")[2].equals("0");
-            }
-        }
-        return false;
-    }
-
     @BeforeEach
     void freshNamespace() throws Exception {
-        assumeTrue(root(), "needs root: creates a network namespace");
+        assumeTrue(Worlds.root(), "needs root: creates a network namespace");
         netns = NetNs.create();
         path = netns.path().toString();
     }

@@ -21,8 +21,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * name a namespace that does not exist, so reaching the kernel would fail with another message and code).
  */
 class TuningConfigTest {
-    static final String PREV = ",\"prevResult\":{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\","
-            + "\"sandbox\":\"/x\"}],\"ips\":[]}";
+    static final String PREV = """
+            ,"prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"eth0",\
+            "sandbox":"/x"}],"ips":[]}""";
 
     @TempDir
     Path tmp;
@@ -79,31 +80,32 @@ class TuningConfigTest {
 
     @Test
     void twoKeysForOneSysctlConflict() throws Exception {
-        CniError error = addError(conf(",\"sysctl\":{\"net.ipv4.conf.IFNAME.arp_filter\":\"1\","
-                + "\"net/ipv4/conf/eth0/arp_filter\":\"0\"}"));
+        CniError error = addError(conf("""
+                ,"sysctl":{"net.ipv4.conf.IFNAME.arp_filter":"1",\
+                "net/ipv4/conf/eth0/arp_filter":"0"}"""));
         assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
         assertThat(error.msg()).isEqualTo("conflicting sysctl keys \"net.ipv4.conf.IFNAME.arp_filter\" and "
                 + "\"net/ipv4/conf/eth0/arp_filter\"");
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "\"sysctl\":{\"net.core.somaxconn\":500}|6|sysctl.net.core.somaxconn: expected string, got number",
-        "\"sysctl\":[]|6|sysctl: expected object, got array",
-        "\"mtu\":-1|7|",
-        "\"mtu\":\"1400\"|6|",
-        "\"txQLen\":-2|7|",
-        "\"promisc\":\"yes\"|6|",
-        "\"allmulti\":1|6|",
-        "\"mac\":\"c2:b0:57:49:47\"|7|mac: invalid MAC address \"c2:b0:57:49:47\"",
-        "\"mac\":\"c2:b0:57:49:47:zz\"|7|mac: invalid MAC address \"c2:b0:57:49:47:zz\"",
-        "\"mac\":\"c2-b0:57:49:47:f1\"|7|mac: invalid MAC address \"c2-b0:57:49:47:f1\"",
-        "\"mac\":\"01:00:5e:00:00:01\"|7|mac: \"01:00:5e:00:00:01\" is a multicast address",
-        "\"mac\":\"00:00:00:00:00:00\"|7|mac: \"00:00:00:00:00:00\" is the all-zero address",
-        "\"args\":{\"cni\":{\"mac\":\"nope\"}}|7|mac: invalid MAC address \"nope\"",
-        "\"args\":{\"cni\":{\"mtu\":-3}}|7|",
-        "\"args\":{\"cni\":{\"sysctl\":{\"kernel.x\":\"1\"}}}|7|invalid net sysctl key: \"kernel.x\"",
-    })
+    @CsvSource(delimiter = '|', textBlock = """
+        "sysctl":{"net.core.somaxconn":500}|6|sysctl.net.core.somaxconn: expected string, got number
+        "sysctl":[]|6|sysctl: expected object, got array
+        "mtu":-1|7|
+        "mtu":"1400"|6|
+        "txQLen":-2|7|
+        "promisc":"yes"|6|
+        "allmulti":1|6|
+        "mac":"c2:b0:57:49:47"|7|mac: invalid MAC address "c2:b0:57:49:47"
+        "mac":"c2:b0:57:49:47:zz"|7|mac: invalid MAC address "c2:b0:57:49:47:zz"
+        "mac":"c2-b0:57:49:47:f1"|7|mac: invalid MAC address "c2-b0:57:49:47:f1"
+        "mac":"01:00:5e:00:00:01"|7|mac: "01:00:5e:00:00:01" is a multicast address
+        "mac":"00:00:00:00:00:00"|7|mac: "00:00:00:00:00:00" is the all-zero address
+        "args":{"cni":{"mac":"nope"}}|7|mac: invalid MAC address "nope"
+        "args":{"cni":{"mtu":-3}}|7|
+        "args":{"cni":{"sysctl":{"kernel.x":"1"}}}|7|invalid net sysctl key: "kernel.x"
+        """)
     void badValuesAreRefusedWithTheirCode(String field, int code, String message) throws Exception {
         CniError error = addError(conf("," + field));
         assertThat(error.code()).as(error.toString()).isEqualTo(code);
@@ -136,8 +138,9 @@ class TuningConfigTest {
         Path allowlist = Files.writeString(tmp.resolve("allowlist.conf"),
                 "^net\\.core\\.somaxconn$\n\n  ^net\\.ipv4\\.conf\\.IFNAME\\.[a-z_]+$  \n");
         Skel skel = Skel.of("tuning", new TuningPlugin(allowlist), CniVersion.SUPPORTED);
-        CniError error = PluginCall.of("ADD").stdin(conf(",\"sysctl\":{\"net.core.somaxconn\":\"5\","
-                + "\"net.ipv4.conf.IFNAME.arp_filter\":\"1\",\"net.ipv4.ip_forward\":\"1\"}")).run(skel).error();
+        CniError error = PluginCall.of("ADD").stdin(conf("""
+                ,"sysctl":{"net.core.somaxconn":"5",\
+                "net.ipv4.conf.IFNAME.arp_filter":"1","net.ipv4.ip_forward":"1"}""")).run(skel).error();
         assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
         assertThat(error.msg()).isEqualTo("Sysctl net.ipv4.ip_forward is not allowed. Only the following sysctls "
                 + "are allowed: [^net\\.core\\.somaxconn$, ^net\\.ipv4\\.conf\\.IFNAME\\.[a-z_]+$]");
@@ -161,10 +164,11 @@ class TuningConfigTest {
 
     @Test
     void resultIsThePrevResultWithTheNewMacOnTheInterface() throws Exception {
-        io.jcni.spec.PluginConfig config = io.jcni.spec.CniJson.decodePluginConfig(("{\"cniVersion\":\"1.1.0\","
-                + "\"name\":\"t\",\"type\":\"tuning\",\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":["
-                + "{\"name\":\"veth1\",\"mac\":\"aa:aa:aa:aa:aa:aa\"},{\"name\":\"eth0\",\"mac\":\"02:00:00:00:00:01\","
-                + "\"mtu\":1500,\"sandbox\":\"/n\"}],\"ips\":[{\"address\":\"10.0.0.2/24\",\"interface\":1}]}}")
+        io.jcni.spec.PluginConfig config = io.jcni.spec.CniJson.decodePluginConfig(("""
+                {"cniVersion":"1.1.0",\
+                "name":"t","type":"tuning","prevResult":{"cniVersion":"1.1.0","interfaces":[\
+                {"name":"veth1","mac":"aa:aa:aa:aa:aa:aa"},{"name":"eth0","mac":"02:00:00:00:00:01",\
+                "mtu":1500,"sandbox":"/n"}],"ips":[{"address":"10.0.0.2/24","interface":1}]}}""")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8));
         TuningConfig tuning = new TuningConfig(tmp, java.util.List.of(), io.jcni.plugins.internal.pkg.ip.Macs.parseUnicast(
                 "C2:B0:57:49:47:F1", "mac"), 1400, null, null, -1, config.prevResult().orElseThrow());

@@ -12,6 +12,7 @@ import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Sysctl;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.plugins.testing.PluginCall;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.CniVersion;
@@ -42,7 +43,7 @@ class TuningPluginTest {
 
     @BeforeEach
     void namespaceWithAVethPair() throws Exception {
-        assumeTrue(root(), "needs root: creates a network namespace");
+        assumeTrue(Worlds.root(), "needs root: creates a network namespace");
         netns = NetNs.create();
         path = netns.path().toString();
         try (NetlinkHandle nl = Netlink.open(netns)) {
@@ -56,15 +57,6 @@ class TuningPluginTest {
         if (netns != null) {
             netns.close();
         }
-    }
-
-    static boolean root() throws Exception {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("Uid:")) {
-                return line.split("\\s+")[2].equals("0");
-            }
-        }
-        return false;
     }
 
     Link eth0() {
@@ -97,8 +89,9 @@ class TuningPluginTest {
         Link before = eth0();
         String arpBefore = sysctl("net/ipv4/conf/eth0/arp_filter");
         String somaxconnBefore = sysctl("net.core.somaxconn");
-        String conf = conf(",\"sysctl\":{\"net.ipv4.conf.IFNAME.arp_filter\":\"1\",\"net.core.somaxconn\":\"517\"},"
-                + "\"mac\":\"c2:b0:57:49:47:f1\",\"mtu\":1400,\"promisc\":true,\"allmulti\":true,\"txQLen\":77");
+        String conf = conf("""
+                ,"sysctl":{"net.ipv4.conf.IFNAME.arp_filter":"1","net.core.somaxconn":"517"},\
+                "mac":"c2:b0:57:49:47:f1","mtu":1400,"promisc":true,"allmulti":true,"txQLen":77""");
 
         Result result = (Result) call("ADD", conf).run(skel).result();
 
@@ -166,8 +159,9 @@ class TuningPluginTest {
     void aValueTheKernelRejectsRollsBackTheSysctlsAlreadyWritten() throws Exception {
         String somaxconnBefore = sysctl("net.core.somaxconn");
         Link before = eth0();
-        String conf = conf(",\"sysctl\":{\"net.core.somaxconn\":\"600\"},\"mac\":\"c2:b0:57:49:47:f1\","
-                + "\"mtu\":99999999");
+        String conf = conf("""
+                ,"sysctl":{"net.core.somaxconn":"600"},"mac":"c2:b0:57:49:47:f1",\
+                "mtu":99999999""");
 
         CniError error = call("ADD", conf).run(skel).error();
 
@@ -182,8 +176,9 @@ class TuningPluginTest {
     @Test
     void aSysctlValueTheKernelRejectsLeavesTheEarlierOnesRestored() throws Exception {
         String somaxconnBefore = sysctl("net.core.somaxconn");
-        String conf = conf(",\"sysctl\":{\"net.core.somaxconn\":\"601\",\"net.ipv4.conf.IFNAME.arp_filter\":"
-                + "\"not-a-number\"}");
+        String conf = conf("""
+                ,"sysctl":{"net.core.somaxconn":"601","net.ipv4.conf.IFNAME.arp_filter":\
+                "not-a-number"}""");
 
         CniError error = call("ADD", conf).run(skel).error();
 
@@ -230,8 +225,9 @@ class TuningPluginTest {
     @Test
     void delAfterTheLinkIsGoneRestoresTheSysctlsItCan() throws Exception {
         String somaxconnBefore = sysctl("net.core.somaxconn");
-        String conf = conf(",\"sysctl\":{\"net.core.somaxconn\":\"602\",\"net.ipv4.conf.IFNAME.arp_filter\":\"1\"},"
-                + "\"mtu\":1400");
+        String conf = conf("""
+                ,"sysctl":{"net.core.somaxconn":"602","net.ipv4.conf.IFNAME.arp_filter":"1"},\
+                "mtu":1400""");
         call("ADD", conf).run(skel).ok();
         try (NetlinkHandle nl = Netlink.open(netns)) {
             nl.deleteLink("eth0");

@@ -66,8 +66,9 @@ class IpamDelegationTest {
                 fi
                 """.formatted(record));
         Files.setPosixFilePermissions(ipam, PosixFilePermissions.fromString("rwxr-xr-x"));
-        String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"fwd\",\"ipam\":{\"type\":\"fake-ipam\"},"
-                + "\"cni.dev/valid-attachments\":[]}";
+        String conf = """
+                {"cniVersion":"1.1.0","name":"n","type":"fwd","ipam":{"type":"fake-ipam"},\
+                "cni.dev/valid-attachments":[]}""";
 
         call("GC", conf).ok();
         CniError status = call("STATUS", conf).error();
@@ -96,8 +97,9 @@ class IpamDelegationTest {
                 """.formatted(record));
         Files.setPosixFilePermissions(ipam, PosixFilePermissions.fromString("rwxr-xr-x"));
 
-        CniError failed = call("CHECK", "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"fwd\","
-                + "\"ipam\":{\"type\":\"fake-ipam\"}}").error();
+        CniError failed = call("CHECK", """
+                {"cniVersion":"1.1.0","name":"n","type":"fwd",\
+                "ipam":{"type":"fake-ipam"}}""").error();
         assertThat(failed.code()).isEqualTo(CniError.INTERNAL);
         assertThat(failed.msg()).isEqualTo("address not reserved");
         call("CHECK", "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"fwd\"}").ok();

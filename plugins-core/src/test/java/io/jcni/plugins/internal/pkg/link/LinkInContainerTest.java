@@ -114,8 +114,9 @@ class LinkInContainerTest {
 
     @Test
     void anMtuAboveTheMastersLeavesNothing() throws Exception {
-        String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"macvlan\",\"master\":\"master0\","
-                + "\"linkInContainer\":true,\"mtu\":9000}";
+        String conf = """
+                {"cniVersion":"1.1.0","name":"n","type":"macvlan","master":"master0",\
+                "linkInContainer":true,"mtu":9000}""";
         CniError error = call("ADD", conf).run(PluginRegistry.skel("macvlan")).error();
         assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
         assertThat(error.msg()).isEqualTo("invalid MTU 9000, must be [0, master MTU(1500)]");
@@ -124,8 +125,9 @@ class LinkInContainerTest {
 
     @Test
     void aContainerNameThatIsTakenLeavesOnlyWhatWasThere() throws Exception {
-        String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"macvlan\",\"master\":\"master0\","
-                + "\"linkInContainer\":true}";
+        String conf = """
+                {"cniVersion":"1.1.0","name":"n","type":"macvlan","master":"master0",\
+                "linkInContainer":true}""";
         CniError error = PluginCall.of("ADD").netns(path).ifName("peer0").stdin(conf)
                 .run(PluginRegistry.skel("macvlan")).error();
         assertThat(error.msg()).startsWith("failed to rename macvlan to \"peer0\": RTM_NEWLINK");
@@ -135,8 +137,9 @@ class LinkInContainerTest {
 
     @Test
     void aMissingMasterIsNamed() throws Exception {
-        String conf = "{\"cniVersion\":\"1.1.0\",\"name\":\"n\",\"type\":\"macvlan\",\"master\":\"nope0\","
-                + "\"linkInContainer\":true}";
+        String conf = """
+                {"cniVersion":"1.1.0","name":"n","type":"macvlan","master":"nope0",\
+                "linkInContainer":true}""";
         assertThat(call("ADD", conf).run(PluginRegistry.skel("macvlan")).error().msg())
                 .isEqualTo("failed to lookup master \"nope0\": Link not found");
     }

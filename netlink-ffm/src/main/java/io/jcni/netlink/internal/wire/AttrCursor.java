@@ -48,6 +48,11 @@ public final class AttrCursor {
         return true;
     }
 
+    /** The buffer walked. */
+    public ByteBuffer buffer() {
+        return buf;
+    }
+
     /** The current attribute's type, flags ({@code NLA_F_NESTED}, {@code NLA_F_NET_BYTEORDER}) masked off. */
     public int type() {
         return type;

@@ -16,6 +16,9 @@ import java.util.Objects;
  * {@code toString()} prints an expression as {@code nft --debug=netlink} does ({@code [ cmp eq reg 1 0x0100000a ]},
  * data as host-order 32-bit words).
  *
+ * <p>{@code equals} and {@code hashCode} are written out (arrays compare by content; no record method is bootstrapped
+ * through invokedynamic when a plugin compares expressions on its start-up path).
+ *
  * <p>Data ({@code cmp}, {@code bitwise}, {@code immediate}) is raw bytes in the order the packet or the kernel holds
  * them: addresses and ports big-endian, marks and meta values host order.
  */
@@ -279,6 +282,16 @@ public sealed interface Expr {
         }
 
         @Override
+        public boolean equals(Object o) {
+            return o instanceof Meta x && x.key.equals(key) && x.dreg == dreg;
+        }
+
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + dreg;
+        }
+
+        @Override
         public String toString() {
             return "[ meta load " + key + " => reg " + dreg + " ]";
         }
@@ -294,6 +307,16 @@ public sealed interface Expr {
         @Override
         public String kind() {
             return "meta";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MetaSet x && x.key.equals(key) && x.sreg == sreg;
+        }
+
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + sreg;
         }
 
         @Override
@@ -315,6 +338,17 @@ public sealed interface Expr {
         @Override
         public String kind() {
             return "payload";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Payload x && x.base.equals(base) && x.offset == offset && x.length == length
+                    && x.dreg == dreg;
+        }
+
+        @Override
+        public int hashCode() {
+            return ((base.hashCode() * 31 + offset) * 31 + length) * 31 + dreg;
         }
 
         @Override
@@ -450,6 +484,16 @@ public sealed interface Expr {
         }
 
         @Override
+        public boolean equals(Object o) {
+            return o instanceof ImmediateVerdict x && x.verdict.equals(verdict);
+        }
+
+        @Override
+        public int hashCode() {
+            return verdict.hashCode();
+        }
+
+        @Override
         public String toString() {
             return "[ immediate reg 0 " + verdict + " ]";
         }
@@ -477,6 +521,16 @@ public sealed interface Expr {
         @Override
         public String kind() {
             return "lookup";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Lookup x && x.set.equals(set) && x.sreg == sreg && x.dreg == dreg && x.invert == invert;
+        }
+
+        @Override
+        public int hashCode() {
+            return ((set.hashCode() * 31 + sreg) * 31 + dreg) * 31 + (invert ? 1 : 0);
         }
 
         @Override
@@ -511,6 +565,19 @@ public sealed interface Expr {
         }
 
         @Override
+        public boolean equals(Object o) {
+            return o instanceof Nat x && x.type.equals(type) && x.family.equals(family) && x.regAddrMin == regAddrMin
+                    && x.regAddrMax == regAddrMax && x.regProtoMin == regProtoMin && x.regProtoMax == regProtoMax
+                    && x.flags == flags;
+        }
+
+        @Override
+        public int hashCode() {
+            int h = (type.hashCode() * 31 + family.hashCode()) * 31 + regAddrMin;
+            return ((h * 31 + regAddrMax) * 31 + regProtoMin) * 31 + regProtoMax * 31 + flags;
+        }
+
+        @Override
         public String toString() {
             StringBuilder sb = new StringBuilder("[ nat ").append(type).append(family == Family.V4 ? " ip" : " ip6");
             Registers.appendNonZero(sb, "addr_min", regAddrMin);
@@ -537,6 +604,17 @@ public sealed interface Expr {
         @Override
         public String kind() {
             return "masq";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Masquerade x && x.flags == flags && x.regProtoMin == regProtoMin
+                    && x.regProtoMax == regProtoMax;
+        }
+
+        @Override
+        public int hashCode() {
+            return (flags * 31 + regProtoMin) * 31 + regProtoMax;
         }
 
         @Override
@@ -572,6 +650,16 @@ public sealed interface Expr {
         }
 
         @Override
+        public boolean equals(Object o) {
+            return o instanceof Ct x && x.key.equals(key) && x.dreg == dreg && x.direction == direction;
+        }
+
+        @Override
+        public int hashCode() {
+            return (key.hashCode() * 31 + dreg) * 31 + direction;
+        }
+
+        @Override
         public String toString() {
             return "[ ct load " + key + " => reg " + dreg + (direction >= 0 ? ", dir "
                     + (direction == 0 ? "original" : "reply") : "") + " ]";
@@ -591,6 +679,16 @@ public sealed interface Expr {
         }
 
         @Override
+        public boolean equals(Object o) {
+            return o instanceof CtSet x && x.key.equals(key) && x.sreg == sreg;
+        }
+
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + sreg;
+        }
+
+        @Override
         public String toString() {
             return "[ ct set " + key + " with reg " + sreg + " ]";
         }
@@ -601,6 +699,16 @@ public sealed interface Expr {
         @Override
         public String kind() {
             return "counter";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Counter x && x.packets == packets && x.bytes == bytes;
+        }
+
+        @Override
+        public int hashCode() {
+            return (Long.hashCode(packets)) * 31 + Long.hashCode(bytes);
         }
 
         @Override
@@ -623,6 +731,16 @@ public sealed interface Expr {
         @Override
         public String kind() {
             return "fib";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Fib x && x.flags == flags && x.result.equals(result) && x.dreg == dreg;
+        }
+
+        @Override
+        public int hashCode() {
+            return (flags * 31 + result.hashCode()) * 31 + dreg;
         }
 
         @Override

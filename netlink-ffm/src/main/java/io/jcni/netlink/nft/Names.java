@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 final class Names {
     private Names() {}
 
-    /** Longest comment {@code nft} accepts, in bytes without the terminating NUL ({@code NFTNL_UDATA_COMMENT_MAXLEN}). */
+    /** Longest comment {@code nft} accepts, in bytes without the NUL ({@code NFTNL_UDATA_COMMENT_MAXLEN}). */
     static final int COMMENT_MAX_BYTES = 127;
 
     /**

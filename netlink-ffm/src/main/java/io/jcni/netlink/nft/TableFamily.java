@@ -28,7 +28,7 @@ public enum TableFamily {
         this.nfproto = nfproto;
     }
 
-    /** The name {@code nft} uses: {@code ip}, {@code ip6}, {@code inet}, {@code arp}, {@code bridge}, {@code netdev}. */
+    /** The name {@code nft} uses: {@code ip}, {@code ip6}, {@code inet}, {@code bridge}, ... */
     public String nftName() {
         return nftName;
     }

@@ -282,7 +282,7 @@ public final class Channel implements AutoCloseable {
         return out.getFirst();
     }
 
-    /** Numbers requests {@code [first, first + n)} of {@code queue}, sends them in one datagram; returns the first seq. */
+    /** Numbers requests {@code [first, first + n)} of {@code queue}, sends them in one datagram; returns the first. */
     private int send(RequestQueue queue, int first, int n) {
         int firstSeq = seq + 1;
         MessageWriter w = queue.writer();

@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jcni.netlink.internal.wire.Channel;
+import io.jcni.netlink.nft.Chain;
+import io.jcni.netlink.nft.NamedSet;
+import io.jcni.netlink.nft.Rule;
+import io.jcni.netlink.nft.SetElement;
+import io.jcni.netlink.nft.Table;
+import io.jcni.netlink.nft.TableFamily;
+import io.jcni.netlink.nft.Transaction;
 import io.jcni.netlink.internal.wire.NetlinkH;
 import io.jcni.netlink.internal.wire.NfTablesH;
 import io.jcni.netlink.internal.wire.NfnetlinkH;
@@ -75,6 +82,128 @@ class NftVectorsTest {
             compare(c, ours(c), live);
             assertThat(hex(live)).as("recorded vectors of %s are current", c.name())
                     .isEqualTo(hex(recorded.get(c.name())));
+        }
+    }
+
+    /**
+     * {@code nft --debug=netlink} prints each rule's expressions as it sends them; ours print the same text
+     * ({@code Expr.toString}), rule by rule, for every case.
+     */
+    @Test
+    void nftDebugNetlinkPrintsTheExpressionsWeWrite() throws Exception {
+        assumeTrue(root() && available("nft", "--version") && available("unshare", "--version"),
+                "needs root, nft and unshare");
+        int compared = 0;
+        for (NftVectorCases.Case c : NftVectorCases.all()) {
+            List<Rule> ours = new ArrayList<>();
+            c.ours().accept(new RuleRecorder(ours));
+            List<List<String>> theirs = debugNetlink(c);
+            assertThat(theirs).as("%s: rules printed", c.name()).hasSameSizeAs(ours);
+            for (int i = 0; i < ours.size(); i++) {
+                assertThat(ours.get(i).exprs().stream().map(Object::toString).toList())
+                        .as("%s, rule %d", c.name(), i).isEqualTo(theirs.get(i));
+                compared++;
+            }
+        }
+        assertThat(compared).as("rules compared").isGreaterThanOrEqualTo(39);
+    }
+
+    /** The expression lines of each rule block {@code nft --debug=netlink} prints, in order. */
+    private static List<List<String>> debugNetlink(NftVectorCases.Case c) throws IOException, InterruptedException {
+        Path script = Files.createTempFile("jcni-nft-vector", ".nft");
+        try {
+            Files.writeString(script, String.join("\n", c.script()) + "\n");
+            Process p = new ProcessBuilder("unshare", "--net", "nft", "--debug=netlink", "-f", script.toString())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            List<List<String>> rules = new ArrayList<>();
+            List<String> current = null;
+            for (String line : out.split("\n")) {
+                if (line.matches("(ip|ip6|inet|bridge|arp|netdev) \\S+ \\S+")) {
+                    current = new ArrayList<>();
+                    rules.add(current);
+                } else if (line.startsWith("  [") && current != null) {
+                    current.add(line.strip());
+                } else {
+                    current = null;
+                }
+            }
+            return rules;
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    /** Records the rules a case adds or inserts; everything else is dropped. */
+    private static final class RuleRecorder implements Transaction {
+        private final List<Rule> rules;
+
+        RuleRecorder(List<Rule> rules) {
+            this.rules = rules;
+        }
+
+        @Override
+        public void addRule(Rule rule) {
+            rules.add(rule);
+        }
+
+        @Override
+        public void insertRule(Rule rule) {
+            rules.add(rule);
+        }
+
+        @Override
+        public void addTable(Table table) {
+        }
+
+        @Override
+        public void deleteTable(TableFamily family, String name) {
+        }
+
+        @Override
+        public void addChain(Chain chain) {
+        }
+
+        @Override
+        public void flushChain(TableFamily family, String table, String name) {
+        }
+
+        @Override
+        public void deleteChain(TableFamily family, String table, String name) {
+        }
+
+        @Override
+        public void deleteRule(TableFamily family, String table, String chain, long handle) {
+        }
+
+        @Override
+        public void addSet(NamedSet set) {
+        }
+
+        @Override
+        public void deleteSet(TableFamily family, String table, String name) {
+        }
+
+        @Override
+        public void flushSet(TableFamily family, String table, String name) {
+        }
+
+        @Override
+        public void addElements(TableFamily family, String table, String set, List<SetElement> elements) {
+        }
+
+        @Override
+        public void deleteElements(TableFamily family, String table, String set, List<SetElement> elements) {
+        }
+
+        @Override
+        public int size() {
+            return rules.size();
+        }
+
+        @Override
+        public void commit() {
         }
     }
 

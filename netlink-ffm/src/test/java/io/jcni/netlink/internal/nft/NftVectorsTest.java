@@ -261,7 +261,9 @@ class NftVectorsTest {
             Process p = new ProcessBuilder("unshare", "--net", "nft", "--debug=mnl", "-f", script.toString())
                     .redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("nft did not finish: " + c.name());
+            }
             try {
                 return MnlDump.batch(MnlDump.parse(out));
             } catch (IllegalStateException e) {
@@ -314,8 +316,8 @@ class NftVectorsTest {
     }
 
     /**
-     * Records the vectors: {@code java ... io.jcni.netlink.internal.nft.NftVectorsTest <resources dir>} as root, with
-     * the test classes on the path (see {@code src/test/resources/io/jcni/netlink/vectors/README.md}).
+     * Records the vectors into {@code <resources dir>/io/jcni/netlink/nft/nft-vectors.txt}; as root, see
+     * {@code src/test/resources/io/jcni/netlink/nft/README.md}.
      */
     public static void main(String[] args) throws Exception {
         StringBuilder sb = new StringBuilder("# nf_tables batches recorded from `nft --debug=mnl -f SCRIPT` (")

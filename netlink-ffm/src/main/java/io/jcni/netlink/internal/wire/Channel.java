@@ -76,8 +76,7 @@ public final class Channel implements AutoCloseable {
         lock.lock();
         try {
             prepare();
-            single.clear();
-            single.add(request);
+            single.add(request); // empty: cleared after every exchange
             NetlinkException[] errors = awaitAcks(single, 0, 1, send(single, 0, 1));
             if (errors != null) {
                 throw errors[0];
@@ -206,11 +205,11 @@ public final class Channel implements AutoCloseable {
             }
             int count = queue.size();
             for (int off = 0; off + NLMSGHDR_SIZE <= n; ) {
-                int len = checkedLength(b, off, n, operation());
+                int len = checkedLength(b, off, n, null, this);
                 int index = b.getInt(off + NLMSG_SEQ) - begin - 1; // -1: begin marker, count: end marker
                 if (b.getInt(off + NLMSG_PID) == portId && index >= -1 && index <= count
                         && Short.toUnsignedInt(b.getShort(off + NLMSG_TYPE)) == NetlinkH.NLMSG_ERROR) {
-                    int errno = -errorCode(b, off, len, operation());
+                    int errno = -errorCode(b, off, len, null, this);
                     if (index < 0 || index == count) {
                         if (errno != 0 && commitError == null) {
                             commitError = new NetlinkException(operation() + ", nothing applied", errno,
@@ -313,13 +312,13 @@ public final class Channel implements AutoCloseable {
                         "an acknowledgement of " + received + " bytes did not fit the receive buffer", null);
             }
             for (int off = 0; off + NLMSGHDR_SIZE <= received; ) {
-                int len = checkedLength(b, off, received, queue.request(first).describe());
+                int len = checkedLength(b, off, received, queue.request(first), null);
                 int index = b.getInt(off + NLMSG_SEQ) - firstSeq;
                 if (b.getInt(off + NLMSG_PID) == portId && Integer.compareUnsigned(index, n) < 0) {
                     Request request = queue.request(first + index);
                     int type = Short.toUnsignedInt(b.getShort(off + NLMSG_TYPE));
                     if (type == NetlinkH.NLMSG_ERROR) {
-                        int errno = -errorCode(b, off, len, request.describe());
+                        int errno = -errorCode(b, off, len, request, null);
                         if (errno != 0) {
                             if (errors == null) {
                                 errors = new NetlinkException[n];
@@ -382,7 +381,7 @@ public final class Channel implements AutoCloseable {
                 continue;
             }
             for (int off = 0; off + NLMSGHDR_SIZE <= n; ) {
-                int len = checkedLength(b, off, n, request.describe());
+                int len = checkedLength(b, off, n, request, null);
                 if (b.getInt(off + NLMSG_SEQ) == s && b.getInt(off + NLMSG_PID) == portId) {
                     int type = Short.toUnsignedInt(b.getShort(off + NLMSG_TYPE));
                     int flags = Short.toUnsignedInt(b.getShort(off + NLMSG_FLAGS));
@@ -393,7 +392,7 @@ public final class Channel implements AutoCloseable {
                         case NetlinkH.NLMSG_NOOP -> { }
                         case NetlinkH.NLMSG_ERROR, NetlinkH.NLMSG_DONE -> {
                             // DONE carries the dump's final error code (0 when it completed).
-                            int errno = len >= NLMSGHDR_SIZE + 4 ? -errorCode(b, off, len, request.describe()) : 0;
+                            int errno = len >= NLMSGHDR_SIZE + 4 ? -errorCode(b, off, len, request, null) : 0;
                             dirty = false;
                             if (errno != 0) {
                                 throw new NetlinkException(request.describe(), errno,
@@ -426,21 +425,30 @@ public final class Channel implements AutoCloseable {
         }
     }
 
-    private static int checkedLength(ByteBuffer b, int off, int n, String operation) {
+    /**
+     * The length of the message at {@code off}, checked against the datagram's {@code n} bytes. A malformed one is
+     * reported for {@code request}, or for the transaction {@code replies} read (the description is built only then:
+     * formatting it for every reply would cost more than the exchange).
+     */
+    private static int checkedLength(ByteBuffer b, int off, int n, Request request, TransactionReplies replies) {
         int len = b.getInt(off + NLMSG_LEN);
         if (len < NLMSGHDR_SIZE || len > n - off) {
-            throw new NetlinkException(operation, NetlinkException.Kind.OTHER,
+            throw new NetlinkException(operation(request, replies), NetlinkException.Kind.OTHER,
                     "malformed reply: nlmsg_len " + len + " at offset " + off + " of a " + n + "-byte datagram", null);
         }
         return len;
     }
 
-    private static int errorCode(ByteBuffer b, int off, int len, String operation) {
+    private static int errorCode(ByteBuffer b, int off, int len, Request request, TransactionReplies replies) {
         if (len < NLMSGHDR_SIZE + 4) {
-            throw new NetlinkException(operation, NetlinkException.Kind.OTHER,
+            throw new NetlinkException(operation(request, replies), NetlinkException.Kind.OTHER,
                     "malformed reply: NLMSG_ERROR of " + len + " bytes", null);
         }
         return b.getInt(off + NLMSGHDR_SIZE + NLMSGERR_ERROR);
+    }
+
+    private static String operation(Request request, TransactionReplies replies) {
+        return request != null ? request.describe() : replies.operation();
     }
 
     /**

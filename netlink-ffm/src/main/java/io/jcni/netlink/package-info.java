@@ -3,8 +3,9 @@
  * bound to one {@link io.jcni.netlink.NetNs}; its methods read and change links, addresses, routes and neighbours,
  * each documented with its {@code ip} equivalent; {@link io.jcni.netlink.Batch} sends many changes per system call;
  * {@link io.jcni.netlink.Sysctl} reads and writes {@code /proc/sys/net} as a namespace sees it;
- * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. Every failure is a
- * {@link io.jcni.netlink.NetlinkException}.
+ * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. nf_tables (what {@code nft} does: tables, chains,
+ * rules, sets, committed as all-or-nothing transactions) is in {@link io.jcni.netlink.nft}, over the same wire layer.
+ * Every failure is a {@link io.jcni.netlink.NetlinkException}.
  *
  * <p>IP addresses are {@link java.net.InetAddress} values and prefix lengths ({@code int}), never text: this module
  * depends on no other jcni module and reads or prints no IP text of its own (jcni's one IP text form is spec-model's

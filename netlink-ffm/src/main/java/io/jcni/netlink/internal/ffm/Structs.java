@@ -109,6 +109,12 @@ public final class Structs {
             JAVA_SHORT.withName("flags"),
             JAVA_SHORT.withName("vid")).withName("bridge_vlan_info");
 
+    /** {@code struct nfgenmsg}, {@code <linux/netfilter/nfnetlink.h>} ({@code res_id} is {@code __be16}). */
+    public static final StructLayout NFGENMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("nfgen_family"),
+            JAVA_BYTE.withName("version"),
+            JAVA_SHORT.withName("res_id")).withName("nfgenmsg");
+
     /** {@code struct timeval}, {@code <sys/time.h>} (64-bit {@code time_t}), for {@code SO_RCVTIMEO}. */
     public static final StructLayout TIMEVAL = MemoryLayout.structLayout(
             JAVA_LONG.withName("tv_sec"),
@@ -116,6 +122,6 @@ public final class Structs {
 
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
-            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL);
+            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, NFGENMSG, TIMEVAL);
 
 }

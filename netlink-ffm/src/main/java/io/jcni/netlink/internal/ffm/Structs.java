@@ -114,8 +114,17 @@ public final class Structs {
             JAVA_LONG.withName("tv_sec"),
             JAVA_LONG.withName("tv_usec")).withName("timeval");
 
+    /**
+     * {@code struct statfs}, {@code <sys/vfs.h>} (64-bit: every word 8 bytes, the same on x86-64 and the generic
+     * table), for {@code fstatfs}; only {@code f_type} is read, the rest is the buffer the kernel fills.
+     */
+    public static final StructLayout STATFS = MemoryLayout.structLayout(
+            JAVA_LONG.withName("f_type"),
+            JAVA_LONG.withName("f_bsize"),
+            MemoryLayout.paddingLayout(104)).withName("statfs");
+
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
-            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL);
+            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TIMEVAL, STATFS);
 
 }

@@ -94,4 +94,8 @@ public final class Offsets {
     // struct timeval, <sys/time.h> (64-bit time_t)
     public static final int TIMEVAL_SIZE = 16;
     public static final int TV_SEC = 0;
+
+    // struct statfs, <sys/vfs.h> (64-bit)
+    public static final int STATFS_SIZE = 120;
+    public static final int F_TYPE = 0;
 }

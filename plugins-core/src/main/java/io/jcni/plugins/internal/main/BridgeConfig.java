@@ -22,7 +22,8 @@ import java.util.TreeSet;
  * plus the later {@code vlanTrunk}, {@code preserveDefaultVlan}, {@code disableContainerInterface} and
  * {@code portIsolation}).
  *
- * @param bridge                    {@code bridge}: the bridge to create or use, default {@code cni0}
+ * @param bridge                    {@code bridge}: the bridge to create or use, default {@code cni0} when the key is
+ *                                  absent; "" when it is set to "" (refused by ADD, as Go does)
  * @param isGateway                 {@code isGateway}, or implied by {@code isDefaultGateway}
  * @param isDefaultGateway          {@code isDefaultGateway}
  * @param forceAddress              {@code forceAddress}: replace a different gateway address already on the bridge
@@ -65,14 +66,14 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
     static BridgeConfig load(CniRequest request, boolean withMac) throws CniException {
         PluginConfig config = request.config();
         ConfigNode root = config.node();
-        String bridge = root.string("bridge").orElse("");
-        if (bridge.isEmpty()) {
-            bridge = DEFAULT_BRIDGE;
-        }
-        try {
-            LinkAttrs.checkName(bridge);
-        } catch (IllegalArgumentException e) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "bridge: " + e.getMessage());
+        // As Go's: the default applies when the key is absent; an explicit "" stays "" and ADD refuses it.
+        String bridge = root.string("bridge").orElse(DEFAULT_BRIDGE);
+        if (!bridge.isEmpty()) {
+            try {
+                LinkAttrs.checkName(bridge);
+            } catch (IllegalArgumentException e) {
+                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "bridge: " + e.getMessage());
+            }
         }
         boolean isDefaultGateway = flag(root, "isDefaultGateway", false);
         boolean isGateway = flag(root, "isGateway", false) || isDefaultGateway;
@@ -116,6 +117,17 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
         }
         if (macSpoofCheck) {
             throw unsupported("macspoofchk");
+        }
+    }
+
+    /**
+     * ADD needs a bridge name: {@code "bridge": ""} fails with Go 1.1.1's message (which comes from creating a link
+     * without a name), code 7 where Go's is untyped; it does not become {@code cni0}. DEL and CHECK take it as given.
+     */
+    void requireBridgeName() throws CniException {
+        if (bridge.isEmpty()) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "failed to create bridge \"\": could not add \"\": LinkAttrs.Name cannot be empty");
         }
     }
 

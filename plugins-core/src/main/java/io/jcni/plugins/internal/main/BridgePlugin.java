@@ -75,6 +75,7 @@ public final class BridgePlugin implements CniPlugin {
         Timing timing = Timing.start(request.log(), "ADD");
         BridgeConfig conf = BridgeConfig.load(request, true);
         conf.refuseUnsupported();
+        conf.requireBridgeName();
         Rollback rollback = request.rollback();
         timing.mark("config");
         try (Namespace host = Namespace.host();
@@ -448,7 +449,7 @@ public final class BridgePlugin implements CniPlugin {
      */
     private static void deleteOrphanedHostEnd(CniRequest request, BridgeConfig conf) throws CniException {
         Optional<Result> previous = PrevResults.find(request);
-        if (previous.isEmpty()) {
+        if (previous.isEmpty() || conf.bridge().isEmpty()) {
             return;
         }
         try (Namespace host = Namespace.host()) {

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.meta.tuning;
 
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import java.io.IOException;
@@ -43,7 +44,8 @@ final class SysctlAllowlist {
         } catch (NoSuchFileException absent) {
             return null;
         } catch (IOException e) {
-            throw new CniException(CniError.IO_FAILURE, "failed to read the sysctl allowlist " + file + ": " + e);
+            throw new CniException(CniError.IO_FAILURE, "failed to read the sysctl allowlist " + file + ": "
+                    + IoText.reason(e));
         }
         List<String> lines = new ArrayList<>();
         List<Pattern> patterns = new ArrayList<>();

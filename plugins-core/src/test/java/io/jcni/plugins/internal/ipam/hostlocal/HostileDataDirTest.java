@@ -41,11 +41,12 @@ class HostileDataDirTest {
 
     @AfterEach
     void close() throws Exception {
-        store.close();
         for (Path fifo : fifos) {
             // A reader stuck in open(2) (the bug this guards against) is released by a writer; O_RDWR never blocks.
+            // First: the stuck thread holds the store, which close() waits for.
             FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
         }
+        store.close();
     }
 
     private Path fifo(Path path) throws Exception {

@@ -9,7 +9,10 @@ import io.jcni.netlink.Neighbor;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
+import io.jcni.netlink.Filter;
+import io.jcni.netlink.Qdisc;
 import io.jcni.netlink.Route;
+import io.jcni.netlink.Rule;
 import io.jcni.netlink.internal.ffm.NetlinkSocket;
 import io.jcni.netlink.internal.ns.NamespaceThreads;
 import io.jcni.netlink.internal.wire.Channel;
@@ -189,6 +192,30 @@ public final class HandleImpl extends Ops implements NetlinkHandle {
             return n == null || (index != 0 && n.index() != index) || (family != null && n.family() != family)
                     ? null : n;
         });
+    }
+
+    // ---- rules and traffic control ----------------------------------------------------------------------------
+
+    @Override
+    public List<Rule> rules(Family family) {
+        return channel.dump(RtnetlinkH.RTM_GETRULE, family, new RuleCodec.DumpRequest(family),
+                new RuleCodec.Decoder(family));
+    }
+
+    @Override
+    public List<Qdisc> qdiscs(int index) {
+        TcCodec.DumpRequest request = new TcCodec.DumpRequest(index, 0);
+        return channel.dump(RtnetlinkH.RTM_GETQDISC, index == 0 ? null : "dev " + index, request,
+                new TcCodec.QdiscDecoder(index));
+    }
+
+    @Override
+    public List<Filter> filters(int index, int parent) {
+        if (index <= 0) {
+            throw new IllegalArgumentException("link index must be positive: " + index);
+        }
+        TcCodec.DumpRequest request = new TcCodec.DumpRequest(index, parent);
+        return channel.dump(RtnetlinkH.RTM_GETTFILTER, request, request, new TcCodec.FilterDecoder(index));
     }
 
     @Override

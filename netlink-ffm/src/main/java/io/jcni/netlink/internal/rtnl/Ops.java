@@ -11,9 +11,16 @@ import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWADDR;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWLINK;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWNEIGH;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWROUTE;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_DELQDISC;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_DELRULE;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_DELTFILTER;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWQDISC;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWRULE;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWTFILTER;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_SETLINK;
 
 import io.jcni.netlink.Address;
+import io.jcni.netlink.Filter;
 import io.jcni.netlink.BridgeVlan;
 import io.jcni.netlink.IpvlanFlag;
 import io.jcni.netlink.IpvlanMode;
@@ -23,7 +30,9 @@ import io.jcni.netlink.MacvlanMode;
 import io.jcni.netlink.Neighbor;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.NetlinkOps;
+import io.jcni.netlink.Qdisc;
 import io.jcni.netlink.Route;
+import io.jcni.netlink.Rule;
 import io.jcni.netlink.internal.wire.Channel;
 import io.jcni.netlink.internal.wire.IfBridgeH;
 import io.jcni.netlink.internal.wire.IfH;
@@ -141,6 +150,21 @@ public abstract class Ops implements NetlinkOps {
             LinkCodec.newLink(w, attrs);
             LinkCodec.kindOnly(w, "dummy");
         });
+    }
+
+    @Override
+    public void addIfb(LinkAttrs attrs) {
+        LinkCodec.NewKind request = new LinkCodec.NewKind(attrs, "ifb");
+        submit(RTM_NEWLINK, CREATE, request, request);
+    }
+
+    @Override
+    public void addVrf(LinkAttrs attrs, int table) {
+        if (table == 0) {
+            throw new IllegalArgumentException("a vrf needs a table");
+        }
+        LinkCodec.NewVrf request = new LinkCodec.NewVrf(attrs, table);
+        submit(RTM_NEWLINK, CREATE, request, request);
     }
 
     @Override
@@ -331,6 +355,54 @@ public abstract class Ops implements NetlinkOps {
     @Override
     public void replaceNeighbor(Neighbor neighbor) {
         submit(RTM_NEWNEIGH, REPLACE, neighbor, w -> NeighborCodec.newNeighbor(w, neighbor));
+    }
+
+    // ---- rules and traffic control: each request record is its own encoder and error subject --------------------
+
+    @Override
+    public void addRule(Rule rule) {
+        RuleCodec.Request request = new RuleCodec.Request(rule);
+        submit(RTM_NEWRULE, CREATE, request, request);
+    }
+
+    @Override
+    public void deleteRule(Rule rule) {
+        RuleCodec.Request request = new RuleCodec.Request(rule);
+        submit(RTM_DELRULE, 0, request, request);
+    }
+
+    @Override
+    public void addQdisc(Qdisc qdisc) {
+        TcCodec.NewQdisc request = new TcCodec.NewQdisc(qdisc);
+        submit(RTM_NEWQDISC, CREATE, request, request);
+    }
+
+    @Override
+    public void replaceQdisc(Qdisc qdisc) {
+        TcCodec.NewQdisc request = new TcCodec.NewQdisc(qdisc);
+        submit(RTM_NEWQDISC, REPLACE, request, request);
+    }
+
+    @Override
+    public void deleteQdisc(int index, int parent, int handle) {
+        TcCodec.QdiscRef request = new TcCodec.QdiscRef(index, parent, handle);
+        submit(RTM_DELQDISC, 0, request, request);
+    }
+
+    @Override
+    public void addFilter(Filter filter) {
+        TcCodec.NewFilter request = new TcCodec.NewFilter(filter);
+        submit(RTM_NEWTFILTER, CREATE, request, request);
+    }
+
+    @Override
+    public void deleteFilter(int index, int parent, int priority, int protocol) {
+        if (priority < 0 || priority > 0xffff || protocol < 0 || protocol > 0xffff) {
+            throw new IllegalArgumentException("filter priority and protocol must be 0-65535: " + priority + ", "
+                    + protocol);
+        }
+        TcCodec.FilterRef request = new TcCodec.FilterRef(index, parent, priority, protocol);
+        submit(RTM_DELTFILTER, 0, request, request);
     }
 
     @Override

@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -116,8 +115,9 @@ class TcAgainstReferenceTest {
      * (tbf on the host veth and on the ifb, ingress on the host veth) and the same u32 filter with its two mirred
      * actions.
      */
-    @Test
-    void goBandwidthPluginLayoutIsWhatOurOpsBuild() throws Exception {
+    @ParameterizedTest
+    @CsvSource({"8000000, 80000", "1234567, 99999"})
+    void goBandwidthPluginLayoutIsWhatOurOpsBuild(long rateBits, long burstBits) throws Exception {
         assumeTrue(Files.isExecutable(GO_BANDWIDTH), "the Go reference plugins are not installed (scripts/setup)");
         try (TestNamespace goHost = TestNamespace.create();
                 TestNamespace goContainer = TestNamespace.create();
@@ -126,10 +126,10 @@ class TcAgainstReferenceTest {
             goContainer.nl.setUp(goContainer.nl.link("eth0").index());
             String config = """
                     {"cniVersion":"0.4.0","name":"bwtest","type":"bandwidth",
-                     "ingressRate":8000000,"ingressBurst":80000,"egressRate":8000000,"egressBurst":80000,
+                     "ingressRate":%d,"ingressBurst":%d,"egressRate":%d,"egressBurst":%d,
                      "prevResult":{"cniVersion":"0.4.0","ips":[],
                        "interfaces":[{"name":"hv0"},{"name":"eth0","sandbox":"/run/netns/%s"}]}}
-                    """.formatted(goContainer.name);
+                    """.formatted(rateBits, burstBits, rateBits, burstBits, goContainer.name);
             JsonNode result = new ObjectMapper().readTree(runPlugin(goHost.name, goContainer.name, config));
             String ifbName = result.get("interfaces").get(2).get("name").asText();
             assertThat(ifbName).startsWith("bwp");
@@ -137,7 +137,7 @@ class TcAgainstReferenceTest {
             Link hv0 = ours.vethPair("hv0", "eth0");
             ours.nl.addIfb(LinkAttrs.named(ifbName).mtu(hv0.mtu()).up(true));
             int ifb = ours.nl.link(ifbName).index();
-            QdiscInfo.Tbf tbf = QdiscInfo.Tbf.goBandwidth(8_000_000 / 8, 80_000 / 8,
+            QdiscInfo.Tbf tbf = QdiscInfo.Tbf.goBandwidth(rateBits / 8, burstBits / 8,
                     QdiscInfo.Tbf.GO_BANDWIDTH_LATENCY_MILLIS);
             ours.nl.addQdisc(Qdisc.root(hv0.index(), TcHandle.make(1, 0), tbf));
             ours.nl.addQdisc(Qdisc.ingress(hv0.index()));

@@ -82,6 +82,16 @@ public interface NetlinkHandle extends NetlinkOps, AutoCloseable {
     List<Qdisc> qdiscs(int index);
 
     /**
+     * {@code tc -d qdisc show dev <index> parent PARENT}, the one qdisc there: for {@link TcHandle#ROOT} the link's
+     * root qdisc, which may be its default one ({@code noqueue}, handle 0); for {@link TcHandle#INGRESS} the ingress
+     * or clsact qdisc. NOT_FOUND if there is none (or no such link).
+     */
+    Qdisc qdisc(int index, int parent);
+
+    /** As {@link #qdisc(int, int)}, empty instead of NOT_FOUND. */
+    Optional<Qdisc> findQdisc(int index, int parent);
+
+    /**
      * {@code tc filter show dev <index> parent PARENT}: the filters attached to a qdisc, e.g. {@code ffff:} (the
      * ingress qdisc); a u32 filter lists its priority's entry, hash table and key nodes (see {@link FilterInfo.U32}).
      * Empty when the link has no such qdisc.

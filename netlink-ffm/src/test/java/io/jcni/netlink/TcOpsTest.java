@@ -108,6 +108,8 @@ class TcOpsTest {
         t.nl.addQdisc(Qdisc.root(ifb, TcHandle.make(1, 0), tbf));
 
         assertThat(t.nl.qdiscs(v0.index())).extracting(Qdisc::kind).containsExactlyInAnyOrder("tbf", "ingress");
+        assertThat(t.nl.qdisc(v0.index(), TcHandle.ROOT).info()).isEqualTo(tbf);
+        assertThat(t.nl.qdisc(v0.index(), TcHandle.INGRESS)).isEqualTo(Qdisc.ingress(v0.index()));
         assertThat(qdisc(v0.index(), "ingress")).isEqualTo(Qdisc.ingress(v0.index()));
         assertThat(qdisc(ifb, "tbf").info()).isEqualTo(tbf);
         assertThat(t.nl.qdiscs(0)).extracting(Qdisc::index).contains(v0.index(), ifb);
@@ -156,6 +158,10 @@ class TcOpsTest {
     @Test
     void deletingWhatIsNotThereIsNotFoundAndAddingTwiceIsExists() {
         assertThat(t.nl.filters(v0.index(), INGRESS_HANDLE)).as("no ingress qdisc, no filters").isEmpty();
+        assertThat(t.nl.findQdisc(v0.index(), TcHandle.INGRESS)).isEmpty();
+        assertThat(t.nl.qdisc(v0.index(), TcHandle.ROOT)).as("the default root qdisc")
+                .isEqualTo(new Qdisc(v0.index(), 0, TcHandle.ROOT, new QdiscInfo.Other("noqueue")));
+        assertThat(t.nl.findQdisc(9999, TcHandle.ROOT)).isEmpty();
         assertThatThrownBy(() -> t.nl.deleteQdisc(v0.index(), TcHandle.ROOT, 0)).isInstanceOfSatisfying(
                 NetlinkException.class, e -> assertThat(e.isNotFound()).as(e.getMessage()).isTrue());
         assertThatThrownBy(() -> t.nl.deleteQdisc(v0.index(), TcHandle.INGRESS, 0)).isInstanceOfSatisfying(

@@ -209,6 +209,36 @@ public final class HandleImpl extends Ops implements NetlinkHandle {
                 new TcCodec.QdiscDecoder(index));
     }
 
+    /**
+     * From the link's dump rather than an {@code RTM_GETQDISC} get: the kernel answers a get only to a request with
+     * {@code NLM_F_ECHO} (it multicasts the reply, {@code qdisc_get_notify}); a dump needs nothing special.
+     */
+    @Override
+    public Qdisc qdisc(int index, int parent) {
+        if (index <= 0) {
+            throw new IllegalArgumentException("link index must be positive: " + index);
+        }
+        for (Qdisc q : qdiscs(index)) {
+            if (q.parent() == parent) {
+                return q;
+            }
+        }
+        throw new NetlinkException("RTM_GETQDISC " + new TcCodec.QdiscRef(index, parent, 0), Errno.ENOENT,
+                "no qdisc there", null);
+    }
+
+    @Override
+    public Optional<Qdisc> findQdisc(int index, int parent) {
+        try {
+            return Optional.of(qdisc(index, parent));
+        } catch (NetlinkException e) {
+            if (e.isNotFound()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
     @Override
     public List<Filter> filters(int index, int parent) {
         if (index <= 0) {

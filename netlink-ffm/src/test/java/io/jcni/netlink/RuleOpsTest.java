@@ -80,6 +80,33 @@ class RuleOpsTest {
         });
     }
 
+    /** What sbr does with the routes of the container's interface: read them, move them to a table of their own. */
+    @Test
+    void linkRoutesAreCopiedToAnotherTableAndRemovedFromMainAsSbrDoes() {
+        IpPrefix v4Net = IpPrefix.parse("10.0.0.0/24");
+        IpPrefix v6Net = IpPrefix.parse("fd00::/64");
+        List<Route> linkRoutes = t.nl.routes(null).stream().filter(r -> r.outIndex() == v0.index())
+                .filter(r -> r.destination().equals(v4Net) || r.destination().equals(v6Net)).toList();
+        assertThat(linkRoutes).hasSize(2);
+        for (Route r : linkRoutes) {
+            t.nl.replaceRoute(r.table(1001).flags(0));
+        }
+        for (Route r : linkRoutes) {
+            t.nl.deleteRoute(r);
+        }
+        assertThat(t.nl.routes(null)).extracting(Route::destination).doesNotContain(v4Net, v6Net);
+        List<Route> moved = t.nl.routes(null, 1001);
+        assertThat(moved).extracting(Route::destination).containsExactlyInAnyOrder(v4Net, v6Net);
+        Route v4 = moved.stream().filter(r -> r.family() == Family.V4).findFirst().orElseThrow();
+        assertThat(v4.source()).isEqualTo(InetAddress.ofLiteral("10.0.0.5"));
+        assertThat(v4.scope()).isEqualTo(Scope.LINK);
+        assertThat(v4.protocol()).isEqualTo(Route.PROTOCOL_KERNEL);
+        JsonNode ip = t.ip("-4", "route", "show", "table", "1001").get(0);
+        assertThat(ip.get("dst").asText()).isEqualTo("10.0.0.0/24");
+        assertThat(ip.get("prefsrc").asText()).isEqualTo("10.0.0.5");
+        assertThat(t.ip("-6", "route", "show", "table", "1001").get(0).get("dst").asText()).isEqualTo("fd00::/64");
+    }
+
     @Test
     void ipv6RuleWithEverySelectorAndKernelChosenPriority() {
         Rule rule = Rule.from(IpPrefix.parse("fd00::5/128")).to(IpPrefix.parse("fd01::/64")).iif("v0").oif("v1")

@@ -90,6 +90,9 @@ class TcOpsTest {
         assertThat(ours.get("handle").asText()).isEqualTo("1:");
         assertThat(ours.get("root").asBoolean()).isTrue();
         assertThat(qdisc(t.nl.link("v1").index(), "tbf").info()).isEqualTo(back.info());
+        assertThatThrownBy(() -> t.nl.addQdisc(Qdisc.root(v0.index(), TcHandle.make(1, 0), tbf)))
+                .isInstanceOfSatisfying(NetlinkException.class, e -> assertThat(e.isExists()).as(e.getMessage())
+                        .isTrue());
     }
 
     @Test

@@ -6,7 +6,8 @@
  * {@link io.jcni.netlink.TunTap} creates TUN/TAP devices; {@link io.jcni.netlink.Batch} sends many changes per system
  * call;
  * {@link io.jcni.netlink.Sysctl} reads and writes {@code /proc/sys/net} as a namespace sees it;
- * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. Every failure is a
- * {@link io.jcni.netlink.NetlinkException}.
+ * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. nf_tables (what {@code nft} does: tables, chains,
+ * rules, sets, committed as all-or-nothing transactions) is in {@link io.jcni.netlink.nft}, over the same wire layer.
+ * Every failure is a {@link io.jcni.netlink.NetlinkException}.
  */
 package io.jcni.netlink;

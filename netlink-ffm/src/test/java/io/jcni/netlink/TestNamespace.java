@@ -63,6 +63,20 @@ final class TestNamespace implements AutoCloseable {
         return Kernel.json(command.toArray(String[]::new));
     }
 
+    /** {@code nft -j ARGS...} run inside this namespace. */
+    JsonNode nftJson(String... args) {
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", name, "nft", "-j"));
+        command.addAll(List.of(args));
+        return Kernel.json(command.toArray(String[]::new));
+    }
+
+    /** {@code nft ARGS...} run inside this namespace: its text output. */
+    String nft(String... args) {
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", name, "nft"));
+        command.addAll(List.of(args));
+        return Kernel.sh(command.toArray(String[]::new));
+    }
+
     /** A veth pair inside this namespace, both ends up: a parent link for the tests (the kernel lacks dummy). */
     Link vethPair(String name, String peer) {
         nl.addVeth(LinkAttrs.named(name).up(true), LinkAttrs.named(peer));

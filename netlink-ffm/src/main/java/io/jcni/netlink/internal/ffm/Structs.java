@@ -187,6 +187,12 @@ public final class Structs {
             JAVA_SHORT.withName("ifr_flags"),
             MemoryLayout.paddingLayout(22)).withName("ifreq");
 
+    /** {@code struct nfgenmsg}, {@code <linux/netfilter/nfnetlink.h>} ({@code res_id} is {@code __be16}). */
+    public static final StructLayout NFGENMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("nfgen_family"),
+            JAVA_BYTE.withName("version"),
+            JAVA_SHORT.withName("res_id")).withName("nfgenmsg");
+
     /** {@code struct timeval}, {@code <sys/time.h>} (64-bit {@code time_t}), for {@code SO_RCVTIMEO}. */
     public static final StructLayout TIMEVAL = MemoryLayout.structLayout(
             JAVA_LONG.withName("tv_sec"),
@@ -195,6 +201,6 @@ public final class Structs {
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
             IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TCMSG, TC_RATESPEC, TC_TBF_QOPT,
-            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, TIMEVAL);
+            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL);
 
 }

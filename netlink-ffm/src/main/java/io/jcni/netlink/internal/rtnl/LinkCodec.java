@@ -373,36 +373,6 @@ public final class LinkCodec {
         return vlans;
     }
 
-    /** {@code RTM_NEWLINK} of a kind without data ({@code ifb}); encoder and subject of error messages. */
-    record NewKind(LinkAttrs attrs, String kind) implements io.jcni.netlink.internal.wire.Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            newLink(w, attrs);
-            kindOnly(w, kind);
-        }
-
-        @Override
-        public String toString() {
-            return attrs.name() + " type " + kind;
-        }
-    }
-
-    /** {@code RTM_NEWLINK} of a VRF: {@code IFLA_INFO_DATA { IFLA_VRF_TABLE }}. */
-    record NewVrf(LinkAttrs attrs, int table) implements io.jcni.netlink.internal.wire.Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            newLink(w, attrs);
-            int[] info = beginInfo(w, "vrf");
-            w.u32(IfLinkH.IFLA_VRF_TABLE, table);
-            endInfo(w, info);
-        }
-
-        @Override
-        public String toString() {
-            return attrs.name() + " type vrf table " + Integer.toUnsignedString(table);
-        }
-    }
-
     /** An alias attribute as {@code ip} sends it: the bytes without a terminating NUL (empty removes the alias). */
     public static byte[] alias(String alias) {
         return alias.getBytes(StandardCharsets.UTF_8);

@@ -18,6 +18,7 @@ import io.jcni.netlink.internal.wire.Channel;
 import io.jcni.netlink.internal.wire.FibRulesH;
 import io.jcni.netlink.internal.wire.MalformedMessageException;
 import io.jcni.netlink.internal.wire.MessageWriter;
+import io.jcni.netlink.internal.wire.Request;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
 import io.jcni.netlink.internal.wire.SocketH;
 import java.net.InetAddress;
@@ -106,19 +107,6 @@ public final class RuleCodec {
                 dst == null ? null : new IpPrefix(dst, dstLength), iif, oif, action, invert);
     }
 
-    /** {@code RTM_NEWRULE}/{@code RTM_DELRULE}: encoder and subject of error messages. */
-    record Request(Rule rule) implements Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            RuleCodec.rule(w, rule);
-        }
-
-        @Override
-        public String toString() {
-            return rule.toString();
-        }
-    }
-
     /** The rules of one family, or of both (null); a class, not a lambda (start-up cost on the exec path). */
     record Decoder(Family family) implements Channel.Decoder<Rule> {
         @Override
@@ -128,11 +116,23 @@ public final class RuleCodec {
         }
     }
 
-    /** A dump request: the header with the family only, as the kernel's strict check demands. */
-    record DumpRequest(Family family) implements Channel.Encoder {
+    /** {@code RTM_GETRULE} dump: the header with the family only, as the kernel's strict check demands. */
+    static final class DumpRequest extends Request {
+        private final Family family;
+
+        DumpRequest(Family family) {
+            super(RtnetlinkH.RTM_GETRULE, 0);
+            this.family = family;
+        }
+
         @Override
         public void encode(MessageWriter w) {
             header(w, family == null ? SocketH.AF_UNSPEC : family.af(), 0, 0, 0, 0, 0);
+        }
+
+        @Override
+        protected String subject() {
+            return family == null ? null : family.toString();
         }
     }
 }

@@ -23,6 +23,7 @@ import io.jcni.netlink.internal.wire.MessageWriter;
 import io.jcni.netlink.internal.wire.Offsets;
 import io.jcni.netlink.internal.wire.PktClsH;
 import io.jcni.netlink.internal.wire.PktSchedH;
+import io.jcni.netlink.internal.wire.Request;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
 import io.jcni.netlink.internal.wire.SocketH;
 import io.jcni.netlink.internal.wire.TcMirredH;
@@ -59,12 +60,14 @@ public final class TcCodec {
     public static void newQdisc(MessageWriter w, Qdisc q, TcClock clock) {
         tcmsg(w, q.index(), q.handle(), q.parent(), 0);
         w.string(RtnetlinkH.TCA_KIND, q.kind());
-        switch (q.info()) {
-            case QdiscInfo.Tbf tbf -> tbf(w, tbf, clock != null || tbf.linkLayer() == QdiscInfo.Tbf.LINKLAYER_UNAWARE
-                    ? clock : TcClock.system());
-            case QdiscInfo.Ingress ignored -> w.flag(RtnetlinkH.TCA_OPTIONS); // empty, as tc and Go send it
-            case QdiscInfo.Clsact ignored -> { }
-            case QdiscInfo.Other other -> throw new IllegalArgumentException("cannot create a " + other.kind()
+        // instanceof rather than a type switch: a pattern switch bootstraps SwitchBootstraps on first use
+        QdiscInfo info = q.info();
+        if (info instanceof QdiscInfo.Tbf tbf) {
+            tbf(w, tbf, clock != null || tbf.linkLayer() == QdiscInfo.Tbf.LINKLAYER_UNAWARE ? clock : TcClock.system());
+        } else if (info instanceof QdiscInfo.Ingress) {
+            w.flag(RtnetlinkH.TCA_OPTIONS); // empty, as tc and Go send it
+        } else if (!(info instanceof QdiscInfo.Clsact)) {
+            throw new IllegalArgumentException("cannot create a " + q.kind()
                     + " qdisc: only tbf, ingress and clsact are supported");
         }
     }
@@ -230,11 +233,10 @@ public final class TcCodec {
             int entry = w.nest(order++);
             w.string(PktClsH.TCA_ACT_KIND, a.kind());
             int actionOptions = w.nest(PktClsH.TCA_ACT_OPTIONS);
-            switch (a) {
-                case TcAction.Mirred m -> w.bytes(TcMirredH.TCA_MIRRED_PARMS, mirred(m));
-                case TcAction.Other other -> throw new IllegalArgumentException("cannot create a " + other.kind()
-                        + " action: only mirred is supported");
+            if (!(a instanceof TcAction.Mirred m)) {
+                throw new IllegalArgumentException("cannot create a " + a.kind() + " action: only mirred is supported");
             }
+            w.bytes(TcMirredH.TCA_MIRRED_PARMS, mirred(m));
             w.endNest(actionOptions);
             w.endNest(entry);
         }
@@ -381,62 +383,13 @@ public final class TcCodec {
         return actions;
     }
 
-    // ---- requests and decoders as classes, not lambdas (start-up cost on the exec path) --------------------------
-    // A request record is both the encoder and the subject of error messages (its toString, formatted on failure).
-
-    /** {@code RTM_NEWQDISC}; rate tables use the running kernel's clock. */
-    record NewQdisc(Qdisc qdisc) implements Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            newQdisc(w, qdisc, null);
-        }
-
-        @Override
-        public String toString() {
-            return qdisc.toString();
-        }
+    /** {@code "dev 3 parent root handle 1:"}: a qdisc's place, for error messages. */
+    static String qdiscRef(int index, int parent, int handle) {
+        return "dev " + index + " parent " + TcHandle.format(parent)
+                + (handle == 0 ? "" : " handle " + TcHandle.format(handle));
     }
 
-    /** {@code RTM_DELQDISC}: the header names the qdisc. */
-    record QdiscRef(int index, int parent, int handle) implements Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            tcmsg(w, index, handle, parent, 0);
-        }
-
-        @Override
-        public String toString() {
-            return "dev " + index + " parent " + TcHandle.format(parent)
-                    + (handle == 0 ? "" : " handle " + TcHandle.format(handle));
-        }
-    }
-
-    /** {@code RTM_NEWTFILTER}. */
-    record NewFilter(Filter filter) implements Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            newFilter(w, filter);
-        }
-
-        @Override
-        public String toString() {
-            return filter.toString();
-        }
-    }
-
-    /** {@code RTM_DELTFILTER} of a priority and protocol. */
-    record FilterRef(int index, int parent, int priority, int protocol) implements Channel.Encoder {
-        @Override
-        public void encode(MessageWriter w) {
-            tcmsg(w, index, 0, parent, filterInfo(priority, protocol));
-        }
-
-        @Override
-        public String toString() {
-            return "dev " + index + " parent " + TcHandle.format(parent) + " protocol "
-                    + String.format("0x%04x", protocol) + " pref " + priority;
-        }
-    }
+    // ---- reads: requests and decoders as classes, not lambdas (start-up cost on the exec path) -------------------
 
     /** The qdiscs of one link (0: every link). */
     record QdiscDecoder(int index) implements Channel.Decoder<Qdisc> {
@@ -454,16 +407,32 @@ public final class TcCodec {
         }
     }
 
-    /** A dump request: {@code tcmsg} with the link and, for filters, the parent. */
-    record DumpRequest(int index, int parent) implements Channel.Encoder {
+    /**
+     * A dump request ({@code RTM_GETQDISC} or {@code RTM_GETTFILTER}): {@code tcmsg} with the link (0: every link) and,
+     * for filters, the parent.
+     */
+    static final class DumpRequest extends Request {
+        private final int index;
+        private final int parent;
+
+        DumpRequest(int type, int index, int parent) {
+            super(type, 0);
+            this.index = index;
+            this.parent = parent;
+        }
+
         @Override
         public void encode(MessageWriter w) {
             tcmsg(w, index, 0, parent, 0);
         }
 
         @Override
-        public String toString() {
-            return "dev " + index + " parent " + TcHandle.format(parent);
+        protected String subject() {
+            if (index == 0) {
+                return null;
+            }
+            return type() == RtnetlinkH.RTM_GETQDISC ? "dev " + index : "dev " + index + " parent "
+                    + TcHandle.format(parent);
         }
     }
 }

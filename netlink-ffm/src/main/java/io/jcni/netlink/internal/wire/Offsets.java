@@ -152,6 +152,13 @@ public final class Offsets {
     public static final int IFR_NAME = 0;
     public static final int IFR_FLAGS = 16;
 
+    // struct nfgenmsg, <linux/netfilter/nfnetlink.h>: the family header of every nfnetlink message
+    public static final int NFGENMSG_SIZE = 4;
+    public static final int NFGEN_FAMILY = 0;
+    public static final int NFGENMSG_VERSION = 1;
+    /** {@code res_id}: big-endian; the subsystem id in batch markers, 0 in nf_tables requests. */
+    public static final int RES_ID = 2;
+
     // struct timeval, <sys/time.h> (64-bit time_t)
     public static final int TIMEVAL_SIZE = 16;
     public static final int TV_SEC = 0;

@@ -8,21 +8,24 @@ import io.jcni.netlink.FilterInfo;
 import io.jcni.netlink.IpPrefix;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
+import io.jcni.netlink.NetlinkOps;
 import io.jcni.netlink.Qdisc;
 import io.jcni.netlink.QdiscInfo;
 import io.jcni.netlink.Rule;
 import io.jcni.netlink.TcAction;
 import io.jcni.netlink.TcClock;
 import io.jcni.netlink.TcHandle;
-import io.jcni.netlink.internal.wire.Channel;
 import io.jcni.netlink.internal.wire.MessageWriter;
 import io.jcni.netlink.internal.wire.NetlinkH;
+import io.jcni.netlink.internal.wire.Request;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,10 +50,32 @@ class TcAndRuleWireVectorsTest {
         return HexFormat.of().parseHex(digits);
     }
 
-    private static String encode(int type, int flags, Channel.Encoder body) {
+    /**
+     * The one request {@code op} submits, encoded as a handle sends it ({@code NLM_F_REQUEST | NLM_F_ACK} and the
+     * request's own flags, sequence number 1): the vectors check the op's message type and flags too.
+     */
+    private static String sent(Consumer<NetlinkOps> op) {
+        List<Request> submitted = new ArrayList<>();
+        op.accept(new Ops() {
+            @Override
+            protected void submit(Request request) {
+                submitted.add(request);
+            }
+        });
+        assertThat(submitted).hasSize(1);
+        Request r = submitted.getFirst();
+        return encode(r, NetlinkH.NLM_F_REQUEST | NetlinkH.NLM_F_ACK | r.flags());
+    }
+
+    /** A dump request as the channel sends it ({@code NLM_F_REQUEST | NLM_F_DUMP}). */
+    private static String dump(Request r) {
+        return encode(r, NetlinkH.NLM_F_REQUEST | NetlinkH.NLM_F_DUMP | r.flags());
+    }
+
+    private static String encode(Request r, int flags) {
         MessageWriter w = new MessageWriter(16);
-        w.begin(type, flags, 1);
-        body.encode(w);
+        w.begin(r.type(), flags, 1);
+        r.encode(w);
         w.end();
         return HexFormat.of().formatHex(Arrays.copyOf(w.array(), w.position()));
     }
@@ -67,7 +92,7 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void ingressQdisc() {
-        assertThat(encode(RtnetlinkH.RTM_NEWQDISC, CREATE, new TcCodec.NewQdisc(Qdisc.ingress(3)))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addQdisc(Qdisc.ingress(3)))).isEqualTo(expect("""
                 34000000 2400 0506 01000000 00000000   # nlmsghdr: len 52, RTM_NEWQDISC, REQUEST|ACK|EXCL|CREATE
                 00 00 0000 03000000                    # tcmsg: AF_UNSPEC, ifindex 3
                 0000ffff f1ffffff 00000000             #   handle ffff:0, parent TC_H_INGRESS, info 0
@@ -78,7 +103,7 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void clsactQdisc() {
-        assertThat(encode(RtnetlinkH.RTM_NEWQDISC, CREATE, new TcCodec.NewQdisc(Qdisc.clsact(3)))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addQdisc(Qdisc.clsact(3)))).isEqualTo(expect("""
                 30000000 2400 0506 01000000 00000000   # nlmsghdr: len 48
                 00 00 0000 03000000 0000ffff f1ffffff 00000000 # tcmsg: ifindex 3, ffff:0, parent TC_H_CLSACT
                 0b00 0100 636c7361 637400 00           # TCA_KIND "clsact", padded; no options
@@ -90,7 +115,7 @@ class TcAndRuleWireVectorsTest {
         QdiscInfo.Tbf tbf = QdiscInfo.Tbf.goBandwidth(1_000_000, 10_000, 25, CLOCK);
         assertThat(tbf).isEqualTo(new QdiscInfo.Tbf(1_000_000, 35_000, 156_250, 0, 0, 0));
         Qdisc q = Qdisc.root(3, TcHandle.make(1, 0), tbf);
-        assertThat(encode(RtnetlinkH.RTM_NEWQDISC, CREATE, new TcCodec.NewQdisc(q))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addQdisc(q))).isEqualTo(expect("""
                 58000000 2400 0506 01000000 00000000   # nlmsghdr: len 88
                 00 00 0000 03000000 00000100 ffffffff 00000000 # tcmsg: ifindex 3, handle 1:0, parent TC_H_ROOT
                 0800 0100 74626600                     # TCA_KIND "tbf"
@@ -142,8 +167,7 @@ class TcAndRuleWireVectorsTest {
     @Test
     void tbfAbove4GBytesPerSecondUsesRate64() {
         QdiscInfo.Tbf tbf = new QdiscInfo.Tbf(5_000_000_000L, 1_000_000, 1000, 0, 0, 0);
-        assertThat(encode(RtnetlinkH.RTM_NEWQDISC, CREATE, new TcCodec.NewQdisc(Qdisc.root(3, TcHandle.make(1, 0),
-                tbf)))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addQdisc(Qdisc.root(3, TcHandle.make(1, 0), tbf)))).isEqualTo(expect("""
                 64000000 2400 0506 01000000 00000000   # nlmsghdr: len 100
                 00 00 0000 03000000 00000100 ffffffff 00000000
                 0800 0100 74626600                     # TCA_KIND "tbf"
@@ -157,8 +181,17 @@ class TcAndRuleWireVectorsTest {
     }
 
     @Test
+    void replaceQdiscDiffersFromAddOnlyInItsFlags() {
+        String add = sent(ops -> ops.addQdisc(Qdisc.clsact(3)));
+        String replace = sent(ops -> ops.replaceQdisc(Qdisc.clsact(3)));
+        assertThat(replace.substring(0, 12)).isEqualTo(add.substring(0, 12));
+        assertThat(replace.substring(12, 16)).isEqualTo("0505"); // REQUEST|ACK|REPLACE|CREATE, no EXCL
+        assertThat(replace.substring(16)).isEqualTo(add.substring(16));
+    }
+
+    @Test
     void deleteQdisc() {
-        assertThat(encode(RtnetlinkH.RTM_DELQDISC, ACK, new TcCodec.QdiscRef(3, TcHandle.ROOT, 0))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.deleteQdisc(3, TcHandle.ROOT, 0))).isEqualTo(expect("""
                 24000000 2500 0500 01000000 00000000   # nlmsghdr: len 36, RTM_DELQDISC, REQUEST|ACK
                 00 00 0000 03000000 00000000 ffffffff 00000000 # tcmsg: ifindex 3, any handle, parent root
                 """));
@@ -169,7 +202,7 @@ class TcAndRuleWireVectorsTest {
         Filter f = new Filter(3, TcHandle.make(0xffff, 0), 0, 1, Filter.PROTOCOL_ALL, FilterInfo.U32.matchAll(
                 TcHandle.make(1, 1), List.of(TcAction.Mirred.egressRedirect(7),
                         TcAction.Mirred.egressRedirect(7).verdict(TcAction.PASS))));
-        assertThat(encode(RtnetlinkH.RTM_NEWTFILTER, CREATE, new TcCodec.NewFilter(f))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addFilter(f))).isEqualTo(expect("""
                 c8000000 2c00 0506 01000000 00000000   # nlmsghdr: len 200, RTM_NEWTFILTER, create flags
                 00 00 0000 03000000 00000000 0000ffff  # tcmsg: ifindex 3, handle 0, parent ffff:
                 00030100                               #   info: prio 1 << 16 | htons(ETH_P_ALL)
@@ -199,7 +232,7 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void deleteFiltersOfAPriority() {
-        assertThat(encode(RtnetlinkH.RTM_DELTFILTER, ACK, new TcCodec.FilterRef(3, TcHandle.make(0xffff, 0), 1,
+        assertThat(sent(ops -> ops.deleteFilter(3, TcHandle.make(0xffff, 0), 1,
                 Filter.PROTOCOL_ALL))).isEqualTo(expect("""
                 24000000 2d00 0500 01000000 00000000   # nlmsghdr: len 36, RTM_DELTFILTER
                 00 00 0000 03000000 00000000 0000ffff 00030100 # tcmsg: ifindex 3, parent ffff:, prio 1, all
@@ -208,8 +241,8 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void tcDumpRequest() {
-        assertThat(encode(RtnetlinkH.RTM_GETTFILTER, NetlinkH.NLM_F_REQUEST | NetlinkH.NLM_F_DUMP,
-                new TcCodec.DumpRequest(3, TcHandle.make(0xffff, 0)))).isEqualTo(expect("""
+        assertThat(dump(new TcCodec.DumpRequest(RtnetlinkH.RTM_GETTFILTER, 3,
+                TcHandle.make(0xffff, 0)))).isEqualTo(expect("""
                 24000000 2e00 0103 01000000 00000000   # nlmsghdr: len 36, RTM_GETTFILTER, REQUEST|DUMP
                 00 00 0000 03000000 00000000 0000ffff 00000000 # tcmsg: ifindex 3, parent ffff:
                 """));
@@ -218,7 +251,7 @@ class TcAndRuleWireVectorsTest {
     @Test
     void ipv4SourceRule() {
         Rule r = Rule.from(IpPrefix.parse("10.0.0.5/32")).table(100).priority(1000);
-        assertThat(encode(RtnetlinkH.RTM_NEWRULE, CREATE, new RuleCodec.Request(r))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addRule(r))).isEqualTo(expect("""
                 34000000 2000 0506 01000000 00000000   # nlmsghdr: len 52, RTM_NEWRULE, create flags
                 02 00 20 00 64 00 00 01 00000000       # fib_rule_hdr: AF_INET, src /32, table 100, FR_ACT_TO_TBL
                 0800 0200 0a000005                     # FRA_SRC 10.0.0.5
@@ -231,7 +264,7 @@ class TcAndRuleWireVectorsTest {
     void ipv6RuleWithEverySelectorAndATableAbove255() {
         Rule r = Rule.from(IpPrefix.parse("fd00::5/128")).to(IpPrefix.parse("fd01::/64")).iif("v0").oif("v1")
                 .table(1000).invert(true);
-        assertThat(encode(RtnetlinkH.RTM_DELRULE, ACK, new RuleCodec.Request(r))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.deleteRule(r))).isEqualTo(expect("""
                 5c000000 2100 0500 01000000 00000000   # nlmsghdr: len 92, RTM_DELRULE, REQUEST|ACK
                 0a 40 80 00 00 00 00 01 02000000       # AF_INET6, dst /64, src /128, table in FRA_TABLE, INVERT
                 1400 0100 fd010000 00000000 00000000 00000000 # FRA_DST fd01::
@@ -244,8 +277,7 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void ruleDumpRequestCarriesTheFamilyOnly() {
-        assertThat(encode(RtnetlinkH.RTM_GETRULE, NetlinkH.NLM_F_REQUEST | NetlinkH.NLM_F_DUMP,
-                new RuleCodec.DumpRequest(Family.V6))).isEqualTo(expect("""
+        assertThat(dump(new RuleCodec.DumpRequest(Family.V6))).isEqualTo(expect("""
                 1c000000 2200 0103 01000000 00000000   # nlmsghdr: len 28, RTM_GETRULE, REQUEST|DUMP
                 0a 00 00 00 00 00 00 00 00000000       # fib_rule_hdr: AF_INET6, nothing else
                 """));
@@ -253,8 +285,7 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void ifbLink() {
-        assertThat(encode(RtnetlinkH.RTM_NEWLINK, CREATE, new LinkCodec.NewKind(LinkAttrs.named("bwp0").mtu(1500)
-                .up(true), "ifb"))).isEqualTo(expect("""
+        assertThat(sent(ops -> ops.addIfb(LinkAttrs.named("bwp0").mtu(1500).up(true)))).isEqualTo(expect("""
                 40000000 1000 0506 01000000 00000000   # nlmsghdr: len 64, RTM_NEWLINK
                 00 00 0000 00000000 01000000 01000000  # ifinfomsg: flags IFF_UP, change IFF_UP
                 0900 0300 62777030 00 000000           # IFLA_IFNAME "bwp0"
@@ -266,7 +297,7 @@ class TcAndRuleWireVectorsTest {
 
     @Test
     void vrfLink() {
-        assertThat(encode(RtnetlinkH.RTM_NEWLINK, CREATE, new LinkCodec.NewVrf(LinkAttrs.named("vrf-blue"), 1001)))
+        assertThat(sent(ops -> ops.addVrf(LinkAttrs.named("vrf-blue"), 1001)))
                 .isEqualTo(expect("""
                 48000000 1000 0506 01000000 00000000   # nlmsghdr: len 72, RTM_NEWLINK
                 00 00 0000 00000000 00000000 00000000  # ifinfomsg

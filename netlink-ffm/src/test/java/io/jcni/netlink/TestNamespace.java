@@ -44,6 +44,13 @@ final class TestNamespace implements AutoCloseable {
         return Kernel.json(command.toArray(String[]::new));
     }
 
+    /** {@code tc -n NAME -j ARGS...}. */
+    JsonNode tc(String... args) {
+        List<String> command = new ArrayList<>(List.of("tc", "-n", name, "-j"));
+        command.addAll(List.of(args));
+        return Kernel.json(command.toArray(String[]::new));
+    }
+
     /** {@code ip -n NAME -j -d link show dev LINK}, the one entry. */
     JsonNode ipLink(String link) {
         return ip("-d", "link", "show", "dev", link).get(0);
@@ -54,6 +61,20 @@ final class TestNamespace implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("bridge", "-n", name, "-j"));
         command.addAll(List.of(args));
         return Kernel.json(command.toArray(String[]::new));
+    }
+
+    /** {@code nft -j ARGS...} run inside this namespace. */
+    JsonNode nftJson(String... args) {
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", name, "nft", "-j"));
+        command.addAll(List.of(args));
+        return Kernel.json(command.toArray(String[]::new));
+    }
+
+    /** {@code nft ARGS...} run inside this namespace: its text output. */
+    String nft(String... args) {
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", name, "nft"));
+        command.addAll(List.of(args));
+        return Kernel.sh(command.toArray(String[]::new));
     }
 
     /** A veth pair inside this namespace, both ends up: a parent link for the tests (the kernel lacks dummy). */

@@ -48,6 +48,11 @@ public final class AttrCursor {
         return true;
     }
 
+    /** The buffer walked. */
+    public ByteBuffer buffer() {
+        return buf;
+    }
+
     /** The current attribute's type, flags ({@code NLA_F_NESTED}, {@code NLA_F_NET_BYTEORDER}) masked off. */
     public int type() {
         return type;
@@ -85,6 +90,23 @@ public final class AttrCursor {
     public int u32() {
         need(4);
         return buf.getInt(payload);
+    }
+
+    /** A 4-byte big-endian payload (nf_tables' u32 attributes). */
+    public int u32be() {
+        need(4);
+        return (Byte.toUnsignedInt(buf.get(payload)) << 24) | (Byte.toUnsignedInt(buf.get(payload + 1)) << 16)
+                | (Byte.toUnsignedInt(buf.get(payload + 2)) << 8) | Byte.toUnsignedInt(buf.get(payload + 3));
+    }
+
+    /** An 8-byte big-endian payload (nf_tables' handles and counters). */
+    public long u64be() {
+        need(8);
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | Byte.toUnsignedInt(buf.get(payload + i));
+        }
+        return v;
     }
 
     /** A 4-byte signed payload (e.g. {@code IFLA_LINK_NETNSID}). */

@@ -8,30 +8,28 @@ import static io.jcni.netlink.internal.wire.Offsets.NLMSG_LEN;
 import static io.jcni.netlink.internal.wire.Offsets.NLMSG_PID;
 import static io.jcni.netlink.internal.wire.Offsets.NLMSG_SEQ;
 import static io.jcni.netlink.internal.wire.Offsets.NLMSG_TYPE;
-import static io.jcni.netlink.internal.wire.Offsets.RTA_TYPE;
 
 import io.jcni.netlink.NetlinkException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.IntFunction;
-import java.util.function.Supplier;
 
 /**
- * The request/reply engine over one {@link Transport}: numbers requests, sends them, and reads replies until each
- * request is answered, checking that every reply carries our port id and a sequence number we are waiting for
- * (anything else, such as a late reply of an abandoned request, is skipped).
+ * The request/reply engine over one {@link Transport}, shared by rtnetlink and nfnetlink: numbers requests, sends
+ * them, and matches every reply to its request by sequence number, checking that it carries our port id (anything
+ * else, such as a late reply of an abandoned request, is skipped).
  *
  * <ul>
  *   <li>Changes ({@link #execute}) carry {@code NLM_F_ACK}; the kernel answers each with {@code NLMSG_ERROR}, error 0
  *       meaning success.</li>
+ *   <li>Batches ({@link #executeBatch}) put many independent changes in one datagram; see there.</li>
+ *   <li>Transactions ({@link #transact}) frame changes with {@code NFNL_MSG_BATCH_BEGIN}/{@code END}: the kernel
+ *       applies all of them or none; see there.</li>
  *   <li>Reads ({@link #dump}, {@link #get}) collect data messages until {@code NLMSG_DONE} (dumps) or the single reply.
  *       A dump any of whose messages carries {@code NLM_F_DUMP_INTR} (the kernel's tables changed while it was being
  *       produced) is discarded and repeated, as is a read whose datagram did not fit the receive buffer (the buffer
  *       grows first), up to {@value #MAX_READ_ATTEMPTS} times.</li>
- *   <li>Batches ({@link #executeBatch}) put many changes in one datagram; see there.</li>
  * </ul>
  *
  * <p>Errors become {@link NetlinkException}s with the request's description, errno and the kernel's extended-ACK
@@ -47,24 +45,24 @@ public final class Channel implements AutoCloseable {
      * that do not fit its receive buffer, so a batch is cut into chunks whose replies always fit.
      */
     public static final int BATCH_CHUNK = 64;
-
-    /** Writes a request's family header and attributes after the {@code nlmsghdr} written by the channel. */
-    @FunctionalInterface
-    public interface Encoder {
-        void encode(MessageWriter w);
-    }
+    /**
+     * Messages per transaction. A transaction cannot be cut into chunks, and the kernel queues all its
+     * acknowledgements before {@code sendto} returns; each takes about 700 bytes of the socket's 2 MiB receive
+     * allowance (1 MiB forced, doubled by the kernel), so this leaves a wide margin.
+     */
+    public static final int MAX_TRANSACTION_MESSAGES = 2000;
 
     /** Decodes one data message (starting with its {@code nlmsghdr}); returns null to leave it out of the result. */
-    @FunctionalInterface
     public interface Decoder<T> {
         T decode(ByteBuffer buf, int offset, int length);
     }
 
     private final Transport transport;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Reads and transaction framing are written here. */
     private final MessageWriter writer = new MessageWriter(4096);
-    private final int[] singleOffset = {0};
-    private NetlinkException[] errors = new NetlinkException[BATCH_CHUNK];
+    /** The one request of {@link #execute}, reused. */
+    private final RequestQueue single = new RequestQueue(1, 4096);
     private int seq;
     private boolean dirty;
     private boolean closed;
@@ -74,74 +72,39 @@ public final class Channel implements AutoCloseable {
     }
 
     /** Sends one change ({@code NLM_F_REQUEST | NLM_F_ACK | flags}) and waits for its acknowledgement. */
-    public void execute(int type, int flags, Object subject, Encoder encoder) {
+    public void execute(Request request) {
         lock.lock();
         try {
             prepare();
-            int s = ++seq;
-            writer.clear();
-            writer.begin(type, flags | NetlinkH.NLM_F_REQUEST | NetlinkH.NLM_F_ACK, s);
-            encoder.encode(writer);
-            writer.end();
-            transport.send(writer.array(), 0, writer.position());
-            errors[0] = null;
-            awaitAcks(s, 1, true, writer, singleOffset, 0, i -> describe(type, subject));
-            NetlinkException e = errors[0];
-            if (e != null) {
-                errors[0] = null;
-                throw e;
+            single.add(request); // empty: cleared after every exchange
+            NetlinkException[] errors = awaitAcks(single, 0, 1, send(single, 0, 1));
+            if (errors != null) {
+                throw errors[0];
             }
         } finally {
+            single.clear();
             lock.unlock();
         }
     }
 
-    /** A dump ({@code NLM_F_REQUEST | NLM_F_DUMP}): every decoded, non-null message of a consistent snapshot. */
-    public <T> List<T> dump(int type, Object subject, Encoder encoder, Decoder<T> decoder) {
-        List<T> out = new ArrayList<>();
-        read(type, NetlinkH.NLM_F_DUMP, subject, encoder, decoder, out);
-        return out;
-    }
-
-    /** A request answered by one data message (e.g. {@code RTM_GETLINK} by name); the kernel's error is thrown. */
-    public <T> T get(int type, Object subject, Encoder encoder, Decoder<T> decoder) {
-        List<T> out = new ArrayList<>(1);
-        read(type, 0, subject, encoder, decoder, out);
-        if (out.isEmpty()) {
-            throw new NetlinkException(describe(type, subject), NetlinkException.Kind.OTHER,
-                    "the kernel sent no reply message", null);
-        }
-        return out.getFirst();
-    }
-
     /**
-     * Sends the {@code count} messages a batch wrote into {@code batch} (message {@code i} starts at
-     * {@code offsets[i]}, flags already include {@code NLM_F_REQUEST | NLM_F_ACK}), {@value #BATCH_CHUNK} per
-     * datagram, rewriting their sequence numbers; returns one entry per message: null when the kernel acknowledged
-     * it, else its error. The kernel applies the messages of a datagram in order and carries on after a failure: this
-     * is not a transaction. A failure to send or receive at all is thrown; messages of chunks already answered are
-     * then applied (the exception does not say which).
+     * Sends the queued requests, {@value #BATCH_CHUNK} per datagram, and returns one entry per request: null when the
+     * kernel acknowledged it, else its error. The kernel applies the messages of a datagram in order and carries on
+     * after a failure: this is not a transaction. A failure to send or receive at all is thrown; requests of chunks
+     * already answered are then applied (the exception does not say which).
      */
-    public NetlinkException[] executeBatch(MessageWriter batch, int[] offsets, int count, IntFunction<String> describe) {
+    public NetlinkException[] executeBatch(RequestQueue queue) {
+        int count = queue.size();
         NetlinkException[] result = new NetlinkException[count];
         lock.lock();
         try {
             prepare();
             for (int first = 0; first < count; first += BATCH_CHUNK) {
                 int n = Math.min(BATCH_CHUNK, count - first);
-                int firstSeq = seq + 1;
-                for (int i = 0; i < n; i++) {
-                    batch.setSeq(offsets[first + i], firstSeq + i);
+                NetlinkException[] errors = awaitAcks(queue, first, n, send(queue, first, n));
+                if (errors != null) {
+                    System.arraycopy(errors, 0, result, first, n);
                 }
-                seq += n;
-                int from = offsets[first];
-                int to = first + n < count ? offsets[first + n] : batch.position();
-                transport.send(batch.array(), from, to - from);
-                Arrays.fill(errors, 0, n, null);
-                int base = first;
-                awaitAcks(firstSeq, n, true, batch, offsets, first, i -> describe.apply(base + i));
-                System.arraycopy(errors, 0, result, first, n);
-                Arrays.fill(errors, 0, n, null);
             }
             return result;
         } finally {
@@ -150,39 +113,222 @@ public final class Channel implements AutoCloseable {
     }
 
     /**
-     * Reads replies until the window {@code [firstSeq, firstSeq + count)} is answered, recording errors in
-     * {@link #errors}. With {@code ackEach}, every request is acknowledged; otherwise only the last one is, and an
-     * earlier request that fails is reported before it (the kernel answers in order).
+     * Sends the queued nfnetlink requests as one transaction of {@code subsystem} ({@code NFNL_SUBSYS_NFTABLES}): one
+     * datagram framed by {@code NFNL_MSG_BATCH_BEGIN} and {@code NFNL_MSG_BATCH_END}, every request with
+     * {@code NLM_F_ACK}. The kernel applies all of it or, if any request fails, none of it; it then reports every
+     * failing request, each matched here to its request by sequence number.
+     *
+     * <p>How replies are read: the kernel processes a netlink datagram inside our {@code sendto}, so when that returns
+     * every reply (one acknowledgement or error per request, and an error addressed to the begin marker if the commit
+     * itself failed) is already queued on our socket. They are read without waiting, as {@code nft} does (it polls
+     * with a zero timeout), which also covers the kernel's paths that reject a malformed batch without a word.
+     *
+     * @throws NetlinkException naming the first failing request (the others suppressed), saying that nothing was
+     *     applied; or, if the replies were lost (receive queue overflow), saying that the outcome is unknown
      */
-    private void awaitAcks(int firstSeq, int count, boolean ackEach, MessageWriter request, int[] offsets, int base,
-            IntFunction<String> describe) {
-        dirty = true;
-        int pending = ackEach ? count : 1;
-        int portId = transport.portId();
-        while (pending > 0) {
-            int n = transport.receive(true);
+    public void transact(RequestQueue queue, int subsystem) {
+        int count = queue.size();
+        if (count == 0) {
+            return;
+        }
+        if (count > MAX_TRANSACTION_MESSAGES) {
+            throw new IllegalArgumentException("a transaction holds at most " + MAX_TRANSACTION_MESSAGES
+                    + " messages, not " + count);
+        }
+        lock.lock();
+        try {
+            prepare();
+            int begin = seq + 1;
+            seq += count + 2;
+            writer.clear();
+            batchMarker(NfnetlinkH.NFNL_MSG_BATCH_BEGIN, begin, subsystem);
+            MessageWriter body = queue.writer();
+            for (int i = 0; i < count; i++) {
+                body.setSeq(queue.offset(i), begin + 1 + i);
+            }
+            writer.append(body.array(), queue.offset(0), body.position() - queue.offset(0));
+            batchMarker(NfnetlinkH.NFNL_MSG_BATCH_END, begin + count + 1, subsystem);
+            transport.send(writer.array(), 0, writer.position());
+            dirty = true;
+            TransactionReplies replies = new TransactionReplies(queue, begin);
+            try {
+                for (int n = transport.receive(false); n >= 0; n = transport.receive(false)) {
+                    replies.read(n);
+                }
+            } catch (NetlinkException e) {
+                if (e.errno() == Errno.ENOBUFS) {
+                    throw new NetlinkException(replies.operation(), Errno.ENOBUFS,
+                            "replies were lost; the transaction's outcome is unknown", e);
+                }
+                throw e;
+            }
+            dirty = false;
+            replies.throwIfFailed();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void batchMarker(int type, int markerSeq, int subsystem) {
+        writer.begin(type, NetlinkH.NLM_F_REQUEST, markerSeq);
+        int at = writer.reserve(Offsets.NFGENMSG_SIZE);
+        writer.putU8(at + Offsets.NFGEN_FAMILY, 0);
+        writer.putU8(at + Offsets.NFGENMSG_VERSION, NfnetlinkH.NFNETLINK_V0);
+        writer.putU16be(at + Offsets.RES_ID, subsystem);
+        writer.end();
+    }
+
+    /** The replies of one transaction, matched to its messages (begin marker, requests, end marker). */
+    private final class TransactionReplies {
+        private final RequestQueue queue;
+        private final int begin;
+        private final int portId = transport.portId();
+        private NetlinkException[] errors;
+        private NetlinkException commitError;
+        private int answered;
+
+        TransactionReplies(RequestQueue queue, int begin) {
+            this.queue = queue;
+            this.begin = begin;
+        }
+
+        String operation() {
+            return "nf_tables transaction of " + queue.size() + " messages";
+        }
+
+        void read(int n) {
             ByteBuffer b = transport.receiveBuffer();
             if (n > b.capacity()) {
                 transport.growReceiveBuffer(n);
-                throw new NetlinkException(describe.apply(0), NetlinkException.Kind.OTHER,
-                        "an acknowledgement of " + n + " bytes did not fit the receive buffer", null);
+                throw new NetlinkException(operation(), NetlinkException.Kind.OTHER, "a reply of " + n
+                        + " bytes did not fit the receive buffer; the transaction's outcome is unknown", null);
             }
+            int count = queue.size();
             for (int off = 0; off + NLMSGHDR_SIZE <= n; ) {
-                int len = checkedLength(b, off, n, describe, 0);
+                int len = checkedLength(b, off, n, null, this);
+                int index = b.getInt(off + NLMSG_SEQ) - begin - 1; // -1: begin marker, count: end marker
+                if (b.getInt(off + NLMSG_PID) == portId && index >= -1 && index <= count
+                        && Short.toUnsignedInt(b.getShort(off + NLMSG_TYPE)) == NetlinkH.NLMSG_ERROR) {
+                    int errno = -errorCode(b, off, len, null, this);
+                    if (index < 0 || index == count) {
+                        if (errno != 0 && commitError == null) {
+                            commitError = new NetlinkException(operation() + ", nothing applied", errno,
+                                    extAck(b, off, len, null, null, 0));
+                        }
+                    } else {
+                        answered++;
+                        if (errno != 0) {
+                            if (errors == null) {
+                                errors = new NetlinkException[count];
+                            }
+                            Request r = queue.request(index);
+                            errors[index] = new NetlinkException(r.describe() + " (message " + (index + 1) + " of "
+                                    + count + "; the transaction was not applied)", errno,
+                                    extAck(b, off, len, r, queue.writer(), queue.offset(index)));
+                        }
+                    }
+                }
+                off += MessageWriter.align(len);
+            }
+        }
+
+        void throwIfFailed() {
+            NetlinkException first = null;
+            if (errors != null) {
+                for (NetlinkException e : errors) {
+                    if (e == null) {
+                        continue;
+                    }
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+            if (commitError != null) {
+                if (first == null) {
+                    first = commitError;
+                } else {
+                    first.addSuppressed(commitError);
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+            if (answered != queue.size()) {
+                throw new NetlinkException(operation(), NetlinkException.Kind.OTHER, "the kernel answered "
+                        + answered + " of " + queue.size() + " messages: it rejected the batch, nothing applied", null);
+            }
+        }
+    }
+
+    /** A dump ({@code NLM_F_REQUEST | NLM_F_DUMP}): every decoded, non-null message of a consistent snapshot. */
+    public <T> List<T> dump(Request request, Decoder<T> decoder) {
+        List<T> out = new ArrayList<>();
+        read(request, NetlinkH.NLM_F_DUMP, decoder, out);
+        return out;
+    }
+
+    /** A request answered by one data message (e.g. {@code RTM_GETLINK} by name); the kernel's error is thrown. */
+    public <T> T get(Request request, Decoder<T> decoder) {
+        List<T> out = new ArrayList<>(1);
+        read(request, 0, decoder, out);
+        if (out.isEmpty()) {
+            throw new NetlinkException(request.describe(), NetlinkException.Kind.OTHER,
+                    "the kernel sent no reply message", null);
+        }
+        return out.getFirst();
+    }
+
+    /** Numbers requests {@code [first, first + n)} of {@code queue}, sends them in one datagram; returns the first. */
+    private int send(RequestQueue queue, int first, int n) {
+        int firstSeq = seq + 1;
+        MessageWriter w = queue.writer();
+        for (int i = 0; i < n; i++) {
+            w.setSeq(queue.offset(first + i), firstSeq + i);
+        }
+        seq += n;
+        int from = queue.offset(first);
+        transport.send(w.array(), from, queue.end(first + n - 1) - from);
+        return firstSeq;
+    }
+
+    /**
+     * Reads replies until each of the {@code n} requests of {@code queue} from {@code first}, numbered from
+     * {@code firstSeq}, is acknowledged. Returns their errors by position in the window, or null when all succeeded.
+     */
+    private NetlinkException[] awaitAcks(RequestQueue queue, int first, int n, int firstSeq) {
+        dirty = true;
+        NetlinkException[] errors = null;
+        int pending = n;
+        int portId = transport.portId();
+        while (pending > 0) {
+            int received = transport.receive(true);
+            ByteBuffer b = transport.receiveBuffer();
+            if (received > b.capacity()) {
+                transport.growReceiveBuffer(received);
+                throw new NetlinkException(queue.request(first).describe(), NetlinkException.Kind.OTHER,
+                        "an acknowledgement of " + received + " bytes did not fit the receive buffer", null);
+            }
+            for (int off = 0; off + NLMSGHDR_SIZE <= received; ) {
+                int len = checkedLength(b, off, received, queue.request(first), null);
                 int index = b.getInt(off + NLMSG_SEQ) - firstSeq;
-                if (b.getInt(off + NLMSG_PID) == portId && Integer.compareUnsigned(index, count) < 0) {
+                if (b.getInt(off + NLMSG_PID) == portId && Integer.compareUnsigned(index, n) < 0) {
+                    Request request = queue.request(first + index);
                     int type = Short.toUnsignedInt(b.getShort(off + NLMSG_TYPE));
                     if (type == NetlinkH.NLMSG_ERROR) {
-                        int errno = -errorCode(b, off, len, describe, index);
+                        int errno = -errorCode(b, off, len, request, null);
                         if (errno != 0) {
-                            errors[index] = new NetlinkException(describe.apply(index), errno,
-                                    extAck(b, off, len, request, offsets[base + index]));
+                            if (errors == null) {
+                                errors = new NetlinkException[n];
+                            }
+                            errors[index] = new NetlinkException(request.describe(), errno,
+                                    extAck(b, off, len, request, queue.writer(), queue.offset(first + index)));
                         }
-                        if (ackEach || index == count - 1) {
-                            pending--;
-                        }
+                        pending--;
                     } else if (type == NetlinkH.NLMSG_OVERRUN) {
-                        throw new NetlinkException(describe.apply(index), NetlinkException.Kind.OTHER,
+                        throw new NetlinkException(request.describe(), NetlinkException.Kind.OTHER,
                                 "NLMSG_OVERRUN: the kernel lost data", null);
                     }
                 }
@@ -190,9 +336,10 @@ public final class Channel implements AutoCloseable {
             }
         }
         dirty = false;
+        return errors;
     }
 
-    private <T> void read(int type, int dumpFlags, Object subject, Encoder encoder, Decoder<T> decoder, List<T> out) {
+    private <T> void read(Request request, int dumpFlags, Decoder<T> decoder, List<T> out) {
         lock.lock();
         try {
             for (int attempt = 1; ; attempt++) {
@@ -200,15 +347,15 @@ public final class Channel implements AutoCloseable {
                 out.clear();
                 int s = ++seq;
                 writer.clear();
-                writer.begin(type, NetlinkH.NLM_F_REQUEST | dumpFlags, s);
-                encoder.encode(writer);
+                writer.begin(request.type(), NetlinkH.NLM_F_REQUEST | dumpFlags | request.flags(), s);
+                request.encode(writer);
                 writer.end();
                 transport.send(writer.array(), 0, writer.position());
-                if (awaitData(s, dumpFlags != 0, type, subject, decoder, out)) {
+                if (awaitData(s, dumpFlags != 0, request, decoder, out)) {
                     return;
                 }
                 if (attempt == MAX_READ_ATTEMPTS) {
-                    throw new NetlinkException(describe(type, subject), Errno.EINTR,
+                    throw new NetlinkException(request.describe(), Errno.EINTR,
                             "the dump was interrupted by concurrent changes " + attempt + " times", null);
                 }
             }
@@ -218,12 +365,10 @@ public final class Channel implements AutoCloseable {
     }
 
     /** Collects the reply to request {@code s}; false when it must be repeated (interrupted dump, truncation). */
-    private <T> boolean awaitData(int s, boolean dump, int requestType, Object subject, Decoder<T> decoder,
-            List<T> out) {
+    private <T> boolean awaitData(int s, boolean dump, Request request, Decoder<T> decoder, List<T> out) {
         dirty = true;
         boolean interrupted = false;
         int portId = transport.portId();
-        IntFunction<String> describe = i -> describe(requestType, subject);
         while (true) {
             int n = transport.receive(true);
             ByteBuffer b = transport.receiveBuffer();
@@ -236,7 +381,7 @@ public final class Channel implements AutoCloseable {
                 continue;
             }
             for (int off = 0; off + NLMSGHDR_SIZE <= n; ) {
-                int len = checkedLength(b, off, n, describe, 0);
+                int len = checkedLength(b, off, n, request, null);
                 if (b.getInt(off + NLMSG_SEQ) == s && b.getInt(off + NLMSG_PID) == portId) {
                     int type = Short.toUnsignedInt(b.getShort(off + NLMSG_TYPE));
                     int flags = Short.toUnsignedInt(b.getShort(off + NLMSG_FLAGS));
@@ -247,22 +392,22 @@ public final class Channel implements AutoCloseable {
                         case NetlinkH.NLMSG_NOOP -> { }
                         case NetlinkH.NLMSG_ERROR, NetlinkH.NLMSG_DONE -> {
                             // DONE carries the dump's final error code (0 when it completed).
-                            int errno = len >= NLMSGHDR_SIZE + 4 ? -errorCode(b, off, len, describe, 0) : 0;
+                            int errno = len >= NLMSGHDR_SIZE + 4 ? -errorCode(b, off, len, request, null) : 0;
                             dirty = false;
                             if (errno != 0) {
-                                throw new NetlinkException(describe.apply(0), errno,
-                                        extAck(b, off, len, writer, 0));
+                                throw new NetlinkException(request.describe(), errno,
+                                        extAck(b, off, len, request, writer, 0));
                             }
                             return !interrupted;
                         }
-                        case NetlinkH.NLMSG_OVERRUN -> throw new NetlinkException(describe.apply(0),
+                        case NetlinkH.NLMSG_OVERRUN -> throw new NetlinkException(request.describe(),
                                 NetlinkException.Kind.OTHER, "NLMSG_OVERRUN: the kernel lost data", null);
                         default -> {
                             T value;
                             try {
                                 value = decoder.decode(b, off, len);
                             } catch (MalformedMessageException | IndexOutOfBoundsException | IllegalArgumentException e) {
-                                throw new NetlinkException(describe.apply(0), NetlinkException.Kind.OTHER,
+                                throw new NetlinkException(request.describe(), NetlinkException.Kind.OTHER,
                                         "malformed " + MessageTypes.name(type) + " reply: " + e.getMessage(), e);
                             }
                             if (value != null) {
@@ -280,28 +425,40 @@ public final class Channel implements AutoCloseable {
         }
     }
 
-    private static int checkedLength(ByteBuffer b, int off, int n, IntFunction<String> describe, int index) {
+    /**
+     * The length of the message at {@code off}, checked against the datagram's {@code n} bytes. A malformed one is
+     * reported for {@code request}, or for the transaction {@code replies} read (the description is built only then:
+     * formatting it for every reply would cost more than the exchange).
+     */
+    private static int checkedLength(ByteBuffer b, int off, int n, Request request, TransactionReplies replies) {
         int len = b.getInt(off + NLMSG_LEN);
         if (len < NLMSGHDR_SIZE || len > n - off) {
-            throw new NetlinkException(describe.apply(index), NetlinkException.Kind.OTHER,
+            throw new NetlinkException(operation(request, replies), NetlinkException.Kind.OTHER,
                     "malformed reply: nlmsg_len " + len + " at offset " + off + " of a " + n + "-byte datagram", null);
         }
         return len;
     }
 
-    private static int errorCode(ByteBuffer b, int off, int len, IntFunction<String> describe, int index) {
+    private static int errorCode(ByteBuffer b, int off, int len, Request request, TransactionReplies replies) {
         if (len < NLMSGHDR_SIZE + 4) {
-            throw new NetlinkException(describe.apply(index), NetlinkException.Kind.OTHER,
+            throw new NetlinkException(operation(request, replies), NetlinkException.Kind.OTHER,
                     "malformed reply: NLMSG_ERROR of " + len + " bytes", null);
         }
         return b.getInt(off + NLMSGHDR_SIZE + NLMSGERR_ERROR);
     }
 
+    private static String operation(Request request, TransactionReplies replies) {
+        return request != null ? request.describe() : replies.operation();
+    }
+
     /**
      * The kernel's extended ACK of the error message at {@code off}: its text, and the attribute it blames (by the
-     * offset into our request, resolved to the attribute type we sent there). Null when it sent none.
+     * offset into our request, named by {@link Request#attributeAt}). Null when it sent none.
+     *
+     * @param request the request answered, or null (then a blamed attribute is not named)
+     * @param encoded the buffer holding the encoded request; its message starts at {@code requestOffset}
      */
-    static String extAck(ByteBuffer b, int off, int len, MessageWriter request, int requestOffset) {
+    static String extAck(ByteBuffer b, int off, int len, Request request, MessageWriter encoded, int requestOffset) {
         int flags = Short.toUnsignedInt(b.getShort(off + NLMSG_FLAGS));
         if ((flags & NetlinkH.NLM_F_ACK_TLVS) == 0) {
             return null;
@@ -338,12 +495,10 @@ public final class Channel implements AutoCloseable {
             // keep what was parsed; a broken TLV must not hide the errno
         }
         StringBuilder sb = new StringBuilder(text == null ? "" : text);
-        if (offending >= NLMSGHDR_SIZE && request != null
-                && requestOffset + offending + 4 <= request.position()) {
-            int attrType = Short.toUnsignedInt(request.buffer().getShort(requestOffset + offending + RTA_TYPE))
-                    & NetlinkH.NLA_TYPE_MASK;
-            sb.append(sb.isEmpty() ? "" : " ").append("(attribute type ").append(attrType)
-                    .append(" at offset ").append(offending).append(')');
+        if (offending >= NLMSGHDR_SIZE && request != null && encoded != null
+                && requestOffset + offending + 4 <= encoded.position()) {
+            sb.append(sb.isEmpty() ? "" : " ").append('(')
+                    .append(request.attributeAt(encoded, requestOffset, offending)).append(')');
         }
         if (missing >= 0) {
             sb.append(sb.isEmpty() ? "" : " ").append("(missing attribute type ").append(missing).append(')');
@@ -361,13 +516,6 @@ public final class Channel implements AutoCloseable {
             }
             dirty = false;
         }
-    }
-
-    /** {@code "RTM_NEWLINK veth0 type veth"}: the type's C name and the subject (a {@code Supplier} is called). */
-    public static String describe(int type, Object subject) {
-        String name = MessageTypes.name(type);
-        Object s = subject instanceof Supplier<?> supplier ? supplier.get() : subject;
-        return s == null ? name : name + " " + s;
     }
 
     /** Closes the transport; later requests fail. Waits for an exchange in progress on another thread. */

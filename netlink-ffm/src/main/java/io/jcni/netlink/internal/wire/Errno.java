@@ -311,6 +311,13 @@ public final class Errno {
 
     /** Every known errno, for the header check. */
     public static int[] known() {
-        return java.util.stream.IntStream.range(1, NAMES.length).filter(i -> NAMES[i] != null).toArray();
+        int n = 0;
+        int[] all = new int[NAMES.length];
+        for (int i = 1; i < NAMES.length; i++) {
+            if (NAMES[i] != null) {
+                all[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(all, n);
     }
 }

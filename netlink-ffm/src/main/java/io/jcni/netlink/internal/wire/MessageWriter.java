@@ -113,6 +113,25 @@ public final class MessageWriter {
         buf.putInt(at, value);
     }
 
+    /** Writes a 2-byte big-endian value at {@code at} (e.g. {@code nfgenmsg.res_id}). */
+    public void putU16be(int at, int value) {
+        buf.put(at, (byte) (value >>> 8));
+        buf.put(at + 1, (byte) value);
+    }
+
+    /**
+     * Appends {@code length} bytes of whole, already encoded messages (e.g. a queue's requests into a transaction's
+     * datagram). No message may be open.
+     */
+    public void append(byte[] messages, int offset, int length) {
+        if (messageStart >= 0) {
+            throw new IllegalStateException("message at " + messageStart + " not ended");
+        }
+        ensure(length);
+        buf.put(pos, messages, offset, length);
+        pos += length;
+    }
+
     /** An attribute with a 1-byte payload. */
     public void u8(int type, int value) {
         int at = attr(type, 1);
@@ -136,6 +155,23 @@ public final class MessageWriter {
     public void u32(int type, int value) {
         int at = attr(type, 4);
         buf.putInt(at, value);
+    }
+
+    /** An attribute with a 4-byte big-endian payload (nf_tables sends every u32 attribute this way). */
+    public void u32be(int type, int value) {
+        int at = attr(type, 4);
+        buf.put(at, (byte) (value >>> 24));
+        buf.put(at + 1, (byte) (value >>> 16));
+        buf.put(at + 2, (byte) (value >>> 8));
+        buf.put(at + 3, (byte) value);
+    }
+
+    /** An attribute with an 8-byte big-endian payload (nf_tables handles, counters). */
+    public void u64be(int type, long value) {
+        int at = attr(type, 8);
+        for (int i = 0; i < 8; i++) {
+            buf.put(at + i, (byte) (value >>> (56 - 8 * i)));
+        }
     }
 
     /** A NUL-terminated string attribute. */
@@ -166,6 +202,14 @@ public final class MessageWriter {
         int at = reserve(RTATTR_SIZE);
         buf.putShort(at + RTA_TYPE, (short) type);
         return at;
+    }
+
+    /**
+     * Starts a nested attribute with {@code NLA_F_NESTED} set in its type, as nf_tables clients (libnftnl) write them;
+     * the kernel accepts nests with and without the flag. Ends with {@link #endNest(int)}.
+     */
+    public int nestFlagged(int type) {
+        return nest(type | NetlinkH.NLA_F_NESTED);
     }
 
     /** Ends the nested attribute started at {@code at}: its length covers everything written since. */

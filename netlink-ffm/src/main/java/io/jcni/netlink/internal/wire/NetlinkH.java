@@ -9,6 +9,7 @@ public final class NetlinkH {
     public static final String HEADER = "linux/netlink.h";
 
     public static final int NETLINK_ROUTE = 0;
+    public static final int NETLINK_NETFILTER = 12;
     public static final int NLM_F_REQUEST = 1;
     public static final int NLM_F_MULTI = 2;
     public static final int NLM_F_ACK = 4;

@@ -9,6 +9,7 @@ import static io.jcni.netlink.internal.wire.Replies.done;
 import static io.jcni.netlink.internal.wire.Replies.error;
 import static io.jcni.netlink.internal.wire.Replies.seq;
 import static io.jcni.netlink.internal.wire.Replies.u32;
+import static io.jcni.netlink.internal.wire.TestRequest.req;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,7 +25,7 @@ class ChannelTest {
     private final FakeTransport kernel = new FakeTransport();
     private final Channel channel = new Channel(kernel);
 
-    private static final Channel.Encoder FOUR_ATTRS = w -> {
+    private static final java.util.function.Consumer<MessageWriter> FOUR_ATTRS = w -> {
         w.reserve(8);
         w.u32(1, 11);
         w.u32(2, 22);
@@ -37,7 +38,7 @@ class ChannelTest {
     @Test
     void anAcknowledgedRequestReturnsAndCarriesRequestAckAndTheFlags() {
         kernel.responder = req -> List.of(ack(seq(req)));
-        channel.execute(TYPE, NetlinkH.NLM_F_CREATE, "x", FOUR_ATTRS);
+        channel.execute(req(TYPE, NetlinkH.NLM_F_CREATE, "x", FOUR_ATTRS));
         byte[] sent = kernel.sent.getFirst();
         assertThat(sent).hasSize(16 + 8 + 32);
         int flags = (sent[6] & 0xff) | (sent[7] & 0xff) << 8;
@@ -50,7 +51,7 @@ class ChannelTest {
         kernel.responder = req -> List.of(error(seq(req), FakeTransport.PORT_ID, Errno.EINVAL, concat(
                 attr(NetlinkH.NLMSGERR_ATTR_MSG, cstring("bad broadcast")),
                 attr(NetlinkH.NLMSGERR_ATTR_OFFS, u32(40)))));
-        assertThatThrownBy(() -> channel.execute(TYPE, 0, "10.1.2.3/24 dev 7", FOUR_ATTRS))
+        assertThatThrownBy(() -> channel.execute(req(TYPE, 0, "10.1.2.3/24 dev 7", FOUR_ATTRS)))
                 .isInstanceOfSatisfying(NetlinkException.class, e -> {
                     assertThat(e.getMessage()).isEqualTo("RTM_NEWADDR 10.1.2.3/24 dev 7: EINVAL (Invalid argument): "
                             + "bad broadcast (attribute type 4 at offset 40)");
@@ -64,7 +65,7 @@ class ChannelTest {
     void aMissingAttributeIsNamed() {
         kernel.responder = req -> List.of(error(seq(req), FakeTransport.PORT_ID, Errno.EINVAL,
                 attr(NetlinkH.NLMSGERR_ATTR_MISS_TYPE, u32(3))));
-        assertThatThrownBy(() -> channel.execute(TYPE, 0, null, FOUR_ATTRS))
+        assertThatThrownBy(() -> channel.execute(req(TYPE, 0, null, FOUR_ATTRS)))
                 .hasMessage("RTM_NEWADDR: EINVAL (Invalid argument): (missing attribute type 3)");
     }
 
@@ -74,7 +75,7 @@ class ChannelTest {
                 error(seq(req) - 1, FakeTransport.PORT_ID, Errno.EEXIST, new byte[0]), // late reply of an old request
                 error(seq(req), 999, Errno.EPERM, new byte[0]), // not addressed to our port
                 concat(data(RtnetlinkH.RTM_NEWLINK, 0, 0, 1), ack(seq(req))));
-        channel.execute(TYPE, 0, "x", FOUR_ATTRS);
+        channel.execute(req(TYPE, 0, "x", FOUR_ATTRS));
         assertThat(kernel.queue).isEmpty();
     }
 
@@ -84,7 +85,7 @@ class ChannelTest {
                 concat(data(20, seq(req), 0, 1), data(20, seq(req), 0, 2)),
                 data(20, seq(req), 0, 3),
                 concat(data(20, seq(req), 0, 4), done(seq(req), 0)));
-        assertThat(channel.dump(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8), MARKER))
+        assertThat(channel.dump(req(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8)), MARKER))
                 .containsExactly(1, 2, 3, 4);
         byte[] sent = kernel.sent.getFirst();
         int flags = (sent[6] & 0xff) | (sent[7] & 0xff) << 8;
@@ -98,7 +99,7 @@ class ChannelTest {
                 ? List.of(concat(data(20, seq(req), 0, 1), data(20, seq(req), NetlinkH.NLM_F_DUMP_INTR, 2)),
                         done(seq(req), NetlinkH.NLM_F_DUMP_INTR))
                 : List.of(concat(data(20, seq(req), 0, 7), done(seq(req), 0)));
-        assertThat(channel.dump(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8), MARKER)).containsExactly(7);
+        assertThat(channel.dump(req(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8)), MARKER)).containsExactly(7);
         assertThat(kernel.sent).hasSize(2);
         assertThat(seq(kernel.sent.get(1))).isNotEqualTo(seq(kernel.sent.get(0)));
     }
@@ -107,7 +108,7 @@ class ChannelTest {
     void aDumpThatIsAlwaysInterruptedFailsAfterTenAttempts() {
         kernel.responder = req -> List.of(concat(data(20, seq(req), NetlinkH.NLM_F_DUMP_INTR, 1),
                 done(seq(req), NetlinkH.NLM_F_DUMP_INTR)));
-        assertThatThrownBy(() -> channel.dump(RtnetlinkH.RTM_GETROUTE, "table all", w -> w.reserve(12), MARKER))
+        assertThatThrownBy(() -> channel.dump(req(RtnetlinkH.RTM_GETROUTE, "table all", w -> w.reserve(12)), MARKER))
                 .isInstanceOfSatisfying(NetlinkException.class, e -> {
                     assertThat(e.errnoName()).isEqualTo("EINTR");
                     assertThat(e.getMessage()).startsWith("RTM_GETROUTE table all: EINTR").contains("10 times");
@@ -129,7 +130,7 @@ class ChannelTest {
             big.add(done(seq(req), 0));
             return big;
         };
-        assertThat(c.dump(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8), MARKER))
+        assertThat(c.dump(req(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8)), MARKER))
                 .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
         assertThat(small.grownTo).isEqualTo(200);
         assertThat(small.sent).hasSize(2);
@@ -142,7 +143,7 @@ class ChannelTest {
             bad[0] = (byte) 200; // nlmsg_len beyond the datagram
             return List.of(bad);
         };
-        assertThatThrownBy(() -> channel.dump(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8), MARKER))
+        assertThatThrownBy(() -> channel.dump(req(RtnetlinkH.RTM_GETADDR, null, w -> w.reserve(8)), MARKER))
                 .isInstanceOf(NetlinkException.class).hasMessageContaining("malformed reply: nlmsg_len 200");
     }
 
@@ -152,12 +153,12 @@ class ChannelTest {
         Channel.Decoder<Integer> failing = (b, off, len) -> {
             throw new MalformedMessageException("attribute 3 has 1 bytes, needs 4");
         };
-        assertThatThrownBy(() -> channel.dump(RtnetlinkH.RTM_GETLINK, null, w -> w.reserve(16), failing))
+        assertThatThrownBy(() -> channel.dump(req(RtnetlinkH.RTM_GETLINK, null, w -> w.reserve(16)), failing))
                 .isInstanceOf(NetlinkException.class)
                 .hasMessage("RTM_GETLINK: malformed RTM_NEWADDR reply: attribute 3 has 1 bytes, needs 4");
         assertThat(kernel.queue).hasSize(2);
         kernel.responder = req -> List.of(ack(seq(req)));
-        channel.execute(TYPE, 0, "x", FOUR_ATTRS);
+        channel.execute(req(TYPE, 0, "x", FOUR_ATTRS));
         assertThat(kernel.queue).isEmpty();
     }
 
@@ -165,7 +166,7 @@ class ChannelTest {
     void doneWithAnErrorCodeFailsTheDump() {
         kernel.responder = req -> List.of(Replies.message(NetlinkH.NLMSG_DONE, NetlinkH.NLM_F_MULTI, seq(req),
                 FakeTransport.PORT_ID, u32(-Errno.EMSGSIZE)));
-        assertThatThrownBy(() -> channel.dump(RtnetlinkH.RTM_GETLINK, null, w -> w.reserve(16), MARKER))
+        assertThatThrownBy(() -> channel.dump(req(RtnetlinkH.RTM_GETLINK, null, w -> w.reserve(16)), MARKER))
                 .isInstanceOfSatisfying(NetlinkException.class,
                         e -> assertThat(e.errnoName()).isEqualTo("EMSGSIZE"));
     }
@@ -174,9 +175,9 @@ class ChannelTest {
     void getReturnsTheSingleReplyOrThrowsTheKernelsError() {
         kernel.responder = req -> List.of(Replies.message(RtnetlinkH.RTM_NEWLINK, 0, seq(req), FakeTransport.PORT_ID,
                 u32(5)));
-        assertThat(channel.get(RtnetlinkH.RTM_GETLINK, "eth0", w -> w.reserve(16), MARKER)).isEqualTo(5);
+        assertThat(channel.get(req(RtnetlinkH.RTM_GETLINK, "eth0", w -> w.reserve(16)), MARKER)).isEqualTo(5);
         kernel.responder = req -> List.of(error(seq(req), FakeTransport.PORT_ID, Errno.ENODEV, new byte[0]));
-        assertThatThrownBy(() -> channel.get(RtnetlinkH.RTM_GETLINK, "eth9", w -> w.reserve(16), MARKER))
+        assertThatThrownBy(() -> channel.get(req(RtnetlinkH.RTM_GETLINK, "eth9", w -> w.reserve(16)), MARKER))
                 .isInstanceOfSatisfying(NetlinkException.class, e -> {
                     assertThat(e.isNotFound()).isTrue();
                     assertThat(e.getMessage()).isEqualTo("RTM_GETLINK eth9: ENODEV (No such device)");
@@ -185,14 +186,14 @@ class ChannelTest {
 
     @Test
     void aBatchIsSentInChunksAndEachErrorLandsOnItsRequest() {
-        MessageWriter batch = new MessageWriter(64);
+        RequestQueue batch = new RequestQueue(1, 64);
         int count = 130;
-        int[] offsets = new int[count];
         for (int i = 0; i < count; i++) {
-            offsets[i] = batch.begin(TYPE, NetlinkH.NLM_F_REQUEST | NetlinkH.NLM_F_ACK, 0);
-            batch.reserve(8);
-            batch.u32(1, i);
-            batch.end();
+            int marker = i;
+            batch.add(req(TYPE, 0, "request " + i, w -> {
+                w.reserve(8);
+                w.u32(1, marker);
+            }));
         }
         List<Integer> seen = new ArrayList<>();
         kernel.responder = datagram -> {
@@ -205,13 +206,13 @@ class ChannelTest {
             }
             return replies;
         };
-        NetlinkException[] errors = channel.executeBatch(batch, offsets, count, i -> "request " + i);
+        NetlinkException[] errors = channel.executeBatch(batch);
         assertThat(kernel.sent).hasSize(3);
         assertThat(kernel.sent).extracting(d -> Replies.seqs(d).size()).containsExactly(64, 64, 2);
         assertThat(seen).doesNotHaveDuplicates().hasSize(count);
         for (int i = 0; i < count; i++) {
             if (i == 5 || i == 100) {
-                assertThat(errors[i]).isNotNull().hasMessage("request " + i + ": EEXIST (File exists)");
+                assertThat(errors[i]).isNotNull().hasMessage("RTM_NEWADDR request " + i + ": EEXIST (File exists)");
             } else {
                 assertThat(errors[i]).as("request %d", i).isNull();
             }
@@ -223,7 +224,7 @@ class ChannelTest {
         channel.close();
         channel.close();
         assertThat(kernel.closed).isTrue();
-        assertThatThrownBy(() -> channel.execute(TYPE, 0, "x", FOUR_ATTRS)).isInstanceOf(NetlinkException.class)
+        assertThatThrownBy(() -> channel.execute(req(TYPE, 0, "x", FOUR_ATTRS))).isInstanceOf(NetlinkException.class)
                 .hasMessageContaining("closed");
     }
 }

@@ -72,7 +72,7 @@ class CorruptRepliesTest {
             return out;
         };
         try {
-            new Channel(kernel).dump(RtnetlinkH.RTM_GETLINK, null, w -> w.reserve(16), decoder);
+            new Channel(kernel).dump(TestRequest.req(RtnetlinkH.RTM_GETLINK, null, w -> w.reserve(16)), decoder);
             return 0;
         } catch (NetlinkException e) {
             return 1;

@@ -18,6 +18,8 @@ final class FakeTransport implements Transport {
     Function<byte[], List<byte[]>> responder = request -> List.of();
     private ByteBuffer receiveBuffer;
     int grownTo;
+    /** Thrown by the next receive, if set (e.g. ENOBUFS: the receive queue overflowed). */
+    RuntimeException receiveFailure;
     boolean closed;
 
     FakeTransport(int receiveCapacity) {
@@ -42,6 +44,11 @@ final class FakeTransport implements Transport {
 
     @Override
     public int receive(boolean wait) {
+        if (receiveFailure != null) {
+            RuntimeException e = receiveFailure;
+            receiveFailure = null;
+            throw e;
+        }
         byte[] next = queue.poll();
         if (next == null) {
             if (!wait) {

@@ -10,4 +10,6 @@ module io.jcni.runtime {
     requires transitive io.jcni.spec;
 
     exports io.jcni.runtime;
+    /** Bounded, kind-checked file reads and I/O failure texts, shared with the plugins. */
+    exports io.jcni.runtime.internal.files to io.jcni.plugins;
 }

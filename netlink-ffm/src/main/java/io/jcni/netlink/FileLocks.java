@@ -1,6 +1,7 @@
 package io.jcni.netlink;
 
 import io.jcni.netlink.internal.ffm.Syscalls;
+import io.jcni.netlink.internal.wire.Errno;
 import io.jcni.netlink.internal.wire.LibcH;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -16,6 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Semantics: the lock belongs to the open file description created here, so it also excludes other threads of this
  * process (each lock opens the file anew) and is released by {@link ExclusiveLock#close()}, or by the kernel when the
  * process dies. The file is created (mode 0644) if missing and never deleted.
+ *
+ * <p>The lock file's path is where state lives, so it is opened with {@code O_NOFOLLOW}: a symbolic link planted there
+ * is refused (ELOOP), never followed to create or lock a file elsewhere. It is opened read-write, which never blocks,
+ * even on a FIFO planted in its place.
  */
 public final class FileLocks {
     private FileLocks() {}
@@ -84,7 +89,16 @@ public final class FileLocks {
     }
 
     private static int openLockFile(Path path) {
-        return Syscalls.open(path.toString(), LibcH.O_RDWR | LibcH.O_CREAT | LibcH.O_NOCTTY, 0644);
+        try {
+            return Syscalls.open(path.toString(),
+                    LibcH.O_RDWR | LibcH.O_CREAT | LibcH.O_NOCTTY | LibcH.O_NOFOLLOW, 0644);
+        } catch (NetlinkException e) {
+            if (e.errno() == Errno.ELOOP) {
+                throw new NetlinkException("open " + path, Errno.ELOOP,
+                        "the lock file is a symbolic link, which is not followed", e);
+            }
+            throw e;
+        }
     }
 
     private static void sleep(long millis) {

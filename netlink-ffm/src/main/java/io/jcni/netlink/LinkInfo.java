@@ -75,6 +75,39 @@ public sealed interface LinkInfo {
         }
     }
 
+    /** An intermediate functional block device ({@code ifb}): traffic redirected to it can be shaped as egress. */
+    record Ifb() implements LinkInfo {
+        @Override
+        public String kind() {
+            return "ifb";
+        }
+    }
+
+    /** A VRF device ({@code vrf}) binding its ports to a routing table. */
+    record Vrf(int table) implements LinkInfo {
+        @Override
+        public String kind() {
+            return "vrf";
+        }
+    }
+
+    /**
+     * A TUN or TAP device ({@code tun}), as {@code ip -d link} shows it.
+     *
+     * @param tap a TAP (Ethernet) device, else TUN
+     * @param owner the uid allowed to attach, -1 for any
+     * @param group the gid allowed to attach, -1 for any
+     * @param packetInfo whether reads and writes carry the packet information header ({@code pi})
+     * @param queues the attached queues (file descriptors), 0 for a persistent device nobody has open
+     */
+    record Tun(boolean tap, int owner, int group, boolean packetInfo, boolean vnetHeader, boolean persist,
+            boolean multiQueue, int queues) implements LinkInfo {
+        @Override
+        public String kind() {
+            return "tun";
+        }
+    }
+
     /** Any other kind; its data is not decoded. */
     record Other(String kind) implements LinkInfo {
     }

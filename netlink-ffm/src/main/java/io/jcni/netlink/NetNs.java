@@ -47,11 +47,34 @@ public final class NetNs implements AutoCloseable {
      * Opens the namespace at {@code path}: a bind mount such as {@code /run/netns/NAME} (what {@code ip netns add}
      * and container runtimes create, the {@code CNI_NETNS} of a CNI call) or {@code /proc/PID/ns/net}.
      *
+     * <p>The path comes from input, so it is checked before anything is opened for real: it is resolved with
+     * {@code O_PATH} (following links, as {@code /proc/PID/ns/net} is one, but without opening the file: a FIFO
+     * cannot block, a device or socket is never touched), must be on nsfs ({@code fstatfs}, {@code NSFS_MAGIC}), and
+     * only then is that same file opened, through {@code /proc/self/fd}, so nothing can be swapped in between (Go's
+     * {@code ns.GetNS} checks the path with {@code statfs} and opens it afterwards).
+     *
      * @throws NetlinkException NOT_FOUND if the path does not exist, INVALID if it is not a network namespace
      */
     public static NetNs open(Path path) {
         String p = path.toString();
-        int fd = Syscalls.open(p, LibcH.O_RDONLY, 0);
+        int located = Syscalls.open(p, LibcH.O_PATH, 0);
+        int fd;
+        try {
+            long magic = Syscalls.fstatfsType(located, p);
+            if (magic != LibcH.NSFS_MAGIC) {
+                throw new NetlinkException("open netns " + p, Errno.EINVAL, "not a namespace file ("
+                        + kindOf(located) + ")", null);
+            }
+            try {
+                fd = Syscalls.open("/proc/self/fd/" + located, LibcH.O_RDONLY, 0);
+            } catch (NetlinkException e) {
+                // Not NOT_FOUND: the namespace exists (we hold it); /proc is what is missing.
+                throw new NetlinkException("open netns " + p, NetlinkException.Kind.OTHER,
+                        "cannot reopen it through /proc/self/fd (is /proc mounted?): " + e.getMessage(), e);
+            }
+        } finally {
+            Syscalls.close(located);
+        }
         try {
             int type = Syscalls.ioctl(fd, LibcH.NS_GET_NSTYPE, p);
             if (type != LibcH.CLONE_NEWNET) {
@@ -65,6 +88,25 @@ public final class NetNs implements AutoCloseable {
             throw e;
         }
         return new NetNs(fd, p);
+    }
+
+    /** What {@code fd} (an {@code O_PATH} descriptor) refers to, for the error message: "a FIFO", "a directory"... */
+    private static String kindOf(int fd) {
+        try {
+            // stat through the descriptor's /proc link: the file is examined, not opened.
+            int mode = (Integer) Files.getAttribute(Path.of("/proc/self/fd/" + fd), "unix:mode");
+            return switch (mode & 0170000) {
+                case 0010000 -> "a FIFO";
+                case 0020000 -> "a character device";
+                case 0040000 -> "a directory";
+                case 0060000 -> "a block device";
+                case 0100000 -> "a regular file";
+                case 0140000 -> "a socket";
+                default -> "file mode " + Integer.toOctalString(mode);
+            };
+        } catch (IOException | RuntimeException e) {
+            return "of unknown kind";
+        }
     }
 
     /**

@@ -71,6 +71,33 @@ public interface NetlinkHandle extends NetlinkOps, AutoCloseable {
     /** {@code ip [-6] neigh show [dev <index>]}: entries of the family (null: both), on one link or all (index 0). */
     List<Neighbor> neighbors(Family family, int index);
 
+    // ---- policy routing rules ----------------------------------------------------------------------------------
+
+    /** {@code ip [-6] rule show}: the rules of the family (null: both), in priority order. */
+    List<Rule> rules(Family family);
+
+    // ---- traffic control ---------------------------------------------------------------------------------------
+
+    /** {@code tc -d qdisc show [dev <index>]}: the qdiscs of one link (0: every link), default qdiscs included. */
+    List<Qdisc> qdiscs(int index);
+
+    /**
+     * {@code tc -d qdisc show dev <index> parent PARENT}, the one qdisc there: for {@link TcHandle#ROOT} the link's
+     * root qdisc, which may be its default one ({@code noqueue}, handle 0); for {@link TcHandle#INGRESS} the ingress
+     * or clsact qdisc. NOT_FOUND if there is none (or no such link).
+     */
+    Qdisc qdisc(int index, int parent);
+
+    /** As {@link #qdisc(int, int)}, empty instead of NOT_FOUND. */
+    Optional<Qdisc> findQdisc(int index, int parent);
+
+    /**
+     * {@code tc filter show dev <index> parent PARENT}: the filters attached to a qdisc, e.g. {@code ffff:} (the
+     * ingress qdisc); a u32 filter lists its priority's entry, hash table and key nodes (see {@link FilterInfo.U32}).
+     * Empty when the link has no such qdisc.
+     */
+    List<Filter> filters(int index, int parent);
+
     // ---- batching ----------------------------------------------------------------------------------------------
 
     /** A new, empty batch sent through this handle. */

@@ -50,6 +50,19 @@ public interface NetlinkOps {
      */
     void addDummy(LinkAttrs attrs);
 
+    /**
+     * {@code ip link add NAME [attrs] type ifb}: an intermediate functional block device, the target of a mirred
+     * redirect whose root qdisc then shapes the redirected traffic (the Go bandwidth plugin's egress shaping).
+     */
+    void addIfb(LinkAttrs attrs);
+
+    /**
+     * {@code ip link add NAME [attrs] type vrf table TABLE}; enslave links with {@link #setMaster}. Fails with
+     * {@link NetlinkException.Kind#NOT_SUPPORTED} (EOPNOTSUPP, "Unknown device type") on kernels built without
+     * {@code CONFIG_NET_VRF}.
+     */
+    void addVrf(LinkAttrs attrs, int table);
+
     /** {@code ip link del dev <index>}. Deleting one end of a veth pair deletes both. */
     void deleteLink(int index);
 
@@ -157,4 +170,41 @@ public interface NetlinkOps {
 
     /** {@code ip neigh del ADDRESS dev <index>}; NOT_FOUND if absent. */
     void deleteNeighbor(int index, InetAddress address);
+
+    // ---- policy routing rules ----------------------------------------------------------------------------------
+
+    /** {@code ip [-6] rule add RULE}; EXISTS if an identical rule is there. */
+    void addRule(Rule rule);
+
+    /**
+     * {@code ip [-6] rule del RULE}: deletes the first rule matching every field set (a priority of -1, a null prefix
+     * or interface match any); NOT_FOUND if none matches.
+     */
+    void deleteRule(Rule rule);
+
+    // ---- traffic control ---------------------------------------------------------------------------------------
+
+    /**
+     * {@code tc qdisc add dev <index> parent PARENT handle HANDLE KIND ...}; EXISTS if the parent already has a
+     * qdisc of its own (a link's default root qdisc does not count).
+     */
+    void addQdisc(Qdisc qdisc);
+
+    /** {@code tc qdisc replace dev <index> parent PARENT handle HANDLE KIND ...}: adds, or replaces what is there. */
+    void replaceQdisc(Qdisc qdisc);
+
+    /**
+     * {@code tc qdisc del dev <index> parent PARENT [handle HANDLE]} ({@code root}, {@code ingress}); NOT_FOUND if the
+     * parent has no qdisc of its own (or the link is gone), INVALID if {@code handle} is not 0 and names another.
+     */
+    void deleteQdisc(int index, int parent, int handle);
+
+    /** {@code tc filter add dev <index> parent PARENT protocol PROTO prio PRIO KIND ...}. */
+    void addFilter(Filter filter);
+
+    /**
+     * {@code tc filter del dev <index> parent PARENT protocol PROTO prio PRIO}: every filter of that priority and
+     * protocol; priority 0 and protocol 0 delete all filters of the parent. NOT_FOUND if there are none.
+     */
+    void deleteFilter(int index, int parent, int priority, int protocol);
 }

@@ -1,7 +1,10 @@
 /**
  * Typed rtnetlink for CNI plugins: {@link io.jcni.netlink.Netlink} opens a {@link io.jcni.netlink.NetlinkHandle}
- * bound to one {@link io.jcni.netlink.NetNs}; its methods read and change links, addresses, routes and neighbours,
- * each documented with its {@code ip} equivalent; {@link io.jcni.netlink.Batch} sends many changes per system call;
+ * bound to one {@link io.jcni.netlink.NetNs}; its methods read and change links, addresses, routes, neighbours, policy
+ * routing rules ({@link io.jcni.netlink.Rule}) and traffic control ({@link io.jcni.netlink.Qdisc},
+ * {@link io.jcni.netlink.Filter}), each documented with its {@code ip} or {@code tc} equivalent;
+ * {@link io.jcni.netlink.TunTap} creates TUN/TAP devices; {@link io.jcni.netlink.Batch} sends many changes per system
+ * call;
  * {@link io.jcni.netlink.Sysctl} reads and writes {@code /proc/sys/net} as a namespace sees it;
  * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. nf_tables (what {@code nft} does: tables, chains,
  * rules, sets, committed as all-or-nothing transactions) is in {@link io.jcni.netlink.nft}, over the same wire layer.

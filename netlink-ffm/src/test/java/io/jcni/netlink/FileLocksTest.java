@@ -1,6 +1,8 @@
 package io.jcni.netlink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +36,34 @@ class FileLocksTest {
         }
         assertThat(flockNonBlocking(lock)).isZero();
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lock))).startsWith("rw-");
+    }
+
+    @Test
+    void aSymbolicLinkPlantedAtTheLockPathIsRefusedNotFollowed() throws Exception {
+        Path target = dir.resolve("elsewhere");
+        Path lock = Files.createSymbolicLink(dir.resolve("lock"), target);
+
+        assertThatThrownBy(() -> FileLocks.exclusive(lock)).isInstanceOfSatisfying(NetlinkException.class,
+                e -> assertThat(e.getMessage()).isEqualTo("open " + lock + ": ELOOP (Too many levels of symbolic "
+                        + "links): the lock file is a symbolic link, which is not followed"));
+        assertThatThrownBy(() -> FileLocks.tryExclusive(lock)).isInstanceOf(NetlinkException.class);
+        assertThat(target).as("the link's target is not created").doesNotExist();
+    }
+
+    @Test
+    void aFifoAtTheLockPathDoesNotBlockTheOpen() throws Exception {
+        Path lock = dir.resolve("lock");
+        Kernel.sh("mkfifo", lock.toString());
+        try {
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+                try (FileLocks.ExclusiveLock held = FileLocks.exclusive(lock)) {
+                    assertThat(held.path()).isEqualTo(lock);
+                }
+            });
+        } finally {
+            java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.READ,
+                    java.nio.file.StandardOpenOption.WRITE).close();
+        }
     }
 
     @Test

@@ -2,9 +2,13 @@ package io.jcni.netlink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -47,6 +51,42 @@ class NamespaceTest {
         assertThatThrownBy(() -> NetNs.open(Path.of("/proc/self/ns/uts")))
                 .isInstanceOfSatisfying(NetlinkException.class,
                         e -> assertThat(e.getMessage()).contains("a namespace of another type"));
+    }
+
+    @Test
+    void aFifoAtTheNetnsPathIsRefusedAtOnceInsteadOfBlockingTheOpen(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("fifo");
+        Kernel.sh("mkfifo", fifo.toString());
+        Path link = Files.createSymbolicLink(dir.resolve("link-to-fifo"), fifo);
+        try {
+            for (Path path : List.of(fifo, link)) {
+                assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(() -> NetNs.open(path))
+                        .isInstanceOfSatisfying(NetlinkException.class, e -> {
+                            assertThat(e.kind()).isEqualTo(NetlinkException.Kind.INVALID);
+                            assertThat(e.getMessage()).isEqualTo("open netns " + path
+                                    + ": EINVAL (Invalid argument): not a namespace file (a FIFO)");
+                        }));
+            }
+        } finally {
+            // A reader stuck in open(2) (the bug this guards against) is released by a writer; O_RDWR never blocks.
+            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+        }
+    }
+
+    @Test
+    void aDeviceOrDirectoryAtTheNetnsPathIsRefusedWithoutBeingOpened(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> NetNs.open(Path.of("/dev/null"))).isInstanceOfSatisfying(NetlinkException.class,
+                e -> assertThat(e.getMessage()).endsWith("not a namespace file (a character device)"));
+        assertThatThrownBy(() -> NetNs.open(dir)).isInstanceOfSatisfying(NetlinkException.class,
+                e -> assertThat(e.getMessage()).endsWith("not a namespace file (a directory)"));
+    }
+
+    @Test
+    void aSymbolicLinkToANetworkNamespaceIsFollowed(@TempDir Path dir) throws Exception {
+        Path link = Files.createSymbolicLink(dir.resolve("ns"), Path.of("/proc/self/ns/net"));
+        try (NetNs viaLink = NetNs.open(link); NetNs current = NetNs.current()) {
+            assertThat(viaLink.isSame(current)).isTrue();
+        }
     }
 
     @Test

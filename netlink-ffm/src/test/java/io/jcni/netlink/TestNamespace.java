@@ -44,6 +44,13 @@ final class TestNamespace implements AutoCloseable {
         return Kernel.json(command.toArray(String[]::new));
     }
 
+    /** {@code tc -n NAME -j ARGS...}. */
+    JsonNode tc(String... args) {
+        List<String> command = new ArrayList<>(List.of("tc", "-n", name, "-j"));
+        command.addAll(List.of(args));
+        return Kernel.json(command.toArray(String[]::new));
+    }
+
     /** {@code ip -n NAME -j -d link show dev LINK}, the one entry. */
     JsonNode ipLink(String link) {
         return ip("-d", "link", "show", "dev", link).get(0);

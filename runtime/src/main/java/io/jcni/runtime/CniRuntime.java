@@ -28,10 +28,20 @@ import java.util.Optional;
  * <p>Concurrency: the object is thread-safe. Operations on different attachments run in parallel; operations on the
  * same attachment (container ID and interface) are serialized, also across processes sharing the cache directory.
  *
- * <p>Differences from libcni 1.1.2, each deliberate: a failed ADD is cleaned up by a DEL of the whole list
+ * <p>Differences from libcni 1.1.2, each deliberate: an ADD of an attachment that is already in the result cache is
+ * refused before any plugin runs; a failed ADD is rolled back by a DEL of the plugins whose ADD succeeded in that call
  * ({@link Options#withDeleteOnAddFailure}); results are converted to the list's version before they are passed on or
  * cached; CHECK failures name the plugin like ADD and DEL failures; a corrupt cache file does not block DEL; a plugin's
  * stderr reaches the sink also when it fails; {@code cniVersions} picks the highest version jcni supports.
+ *
+ * <p>Why the rollback is safe (libcni and cnitool roll nothing back, leaving it to the caller's DEL): it never
+ * touches what existed before the ADD. A repeated ADD is refused before any plugin runs, so an existing attachment's
+ * interface, reservation and cache entry are never in reach; the plugin that failed gets no DEL (a DEL works by name,
+ * so after "eth0 already exists" it would delete the eth0 that was there), nor do the plugins after it; only plugins
+ * that completed their ADD in this call are sent DEL, and what they report is what this ADD made. The one assumption:
+ * a plugin that succeeds made what its DEL removes. An IPAM plugin that answers a repeated ADD with the reservation the
+ * attachment already holds (jcni's host-local does) breaks it only if the same (container, interface) is ADDed again
+ * while its cache entry is gone, which the spec forbids ("must not call ADD twice without a DEL").
  */
 public interface CniRuntime {
 
@@ -44,8 +54,10 @@ public interface CniRuntime {
 
     /**
      * ADD: runs the plugins in order, each getting the previous one's result as {@code prevResult}, caches the final
-     * result for CHECK and DEL, and returns it (in the list's version). On failure nothing is cached and, unless
-     * disabled, the whole list is deleted in reverse order so that nothing leaks; the ADD failure is reported.
+     * result for CHECK and DEL, and returns it (in the list's version). An attachment that already has a cache entry
+     * is refused with code 4 before any plugin runs (DEL it first). On failure nothing is cached and, unless disabled,
+     * the plugins whose ADD succeeded in this call are deleted in reverse order so that nothing of this ADD leaks; the
+     * ADD failure is reported, with any failure of that cleanup attached as suppressed.
      */
     CniResult addNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException;
 
@@ -125,7 +137,9 @@ public interface CniRuntime {
      * @param stderr               where plugins' stderr goes (each call's output in one write)
      * @param inProcess            plugin types to run in this JVM instead of exec'ing them; for those, CNI_PATH is not
      *                             consulted
-     * @param deleteOnAddFailure   after a failed ADD, run DEL for the whole list in reverse (default true)
+     * @param deleteOnAddFailure   after a failed ADD, run DEL in reverse for the plugins whose ADD succeeded in that
+     *                             call, never for the one that failed (default true); false leaves everything to the
+     *                             caller's DEL, as libcni does ({@code jcni --no-rollback})
      * @param environment          the environment plugins inherit (default: this process's); the CNI_* variables are
      *                             set on top
      * @param launchHelpers        how many launch helpers to keep started ahead of time (default 0: none). The JDK

@@ -1,5 +1,7 @@
 package io.jcni.runtime;
 
+import io.jcni.runtime.internal.files.BoundedFiles;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
@@ -30,6 +32,10 @@ import java.util.Optional;
  * (spec 1.1's plugin directories), unless it sets {@code loadOnlyInlinedPlugins}, in which case spec-model refuses it.
  * A list with inline plugins is taken as written: jcni does not append plugin files to it (later libcni versions do
  * unless {@code loadOnlyInlinedPlugins} is set).
+ *
+ * <p>Hostile files: only regular files are read (symbolic links to them are followed), and none larger than
+ * {@link CniJson#MAX_DOCUMENT_BYTES}, checked before and while reading. A FIFO named {@code x.conflist} is reported as
+ * a problem instead of blocking the load, a 1 GiB sparse file without being read (libcni reads both).
  */
 public final class NetworkConfigs {
     /** A network and the file it came from. */
@@ -84,8 +90,8 @@ public final class NetworkConfigs {
         } catch (NoSuchFileException | NotDirectoryException e) {
             return new NetworkConfigs(dir, List.of(), List.of(), 0);
         } catch (IOException e) {
-            throw new CniRuntimeException("cannot read network configurations in " + dir + ": " + e.getMessage(),
-                    new CniError(CniError.IO_FAILURE, "cannot read network configurations", e.getMessage()), e);
+            throw new CniRuntimeException("cannot read network configurations in " + dir + ": " + IoText.reason(e),
+                    new CniError(CniError.IO_FAILURE, "cannot read network configurations", IoText.reason(e)), e);
         }
         Collections.sort(lists);
         Collections.sort(confs);
@@ -118,10 +124,10 @@ public final class NetworkConfigs {
     public static NetworkConfigList loadFile(Path file) throws CniRuntimeException {
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(file);
+            bytes = BoundedFiles.read(file, CniJson.MAX_DOCUMENT_BYTES, BoundedFiles.Links.FOLLOW);
         } catch (IOException e) {
-            throw new CniRuntimeException("error reading " + file + ": " + e.getMessage(),
-                    new CniError(CniError.IO_FAILURE, "error reading " + file, e.getMessage()), e);
+            throw new CniRuntimeException("error reading " + file + ": " + IoText.reason(e),
+                    new CniError(CniError.IO_FAILURE, "error reading " + file, IoText.reason(e)), e);
         }
         try {
             if (file.getFileName().toString().endsWith(".conflist")) {
@@ -160,15 +166,16 @@ public final class NetworkConfigs {
             return List.of();
         } catch (IOException e) {
             throw new CniException(CniError.IO_FAILURE, "failed to read plugin config files in " + pluginDir + ": "
-                    + e.getMessage());
+                    + IoText.reason(e));
         }
         Collections.sort(files);
         List<PluginConfig> plugins = new ArrayList<>();
         for (Path file : files) {
             try {
-                plugins.add(CniJson.decodePluginConfig(Files.readAllBytes(file)));
+                plugins.add(CniJson.decodePluginConfig(BoundedFiles.read(file, CniJson.MAX_DOCUMENT_BYTES,
+                        BoundedFiles.Links.FOLLOW)));
             } catch (IOException e) {
-                throw new CniException(CniError.IO_FAILURE, "error reading " + file + ": " + e.getMessage());
+                throw new CniException(CniError.IO_FAILURE, "error reading " + file + ": " + IoText.reason(e));
             } catch (CniException e) {
                 throw new CniException(e.code(), file + ": " + e.getMessage());
             }

@@ -236,7 +236,7 @@ public class CniRuntimeListTest {
     }
 
     @Test
-    void addFailingMidChainDeletesTheWholeListInReverseAndReportsTheAddError() throws Exception {
+    void addFailingMidChainDeletesOnlyThePluginsThatSucceededAndReportsTheAddError() throws Exception {
         Path log = tmp.resolve("order.log");
         ScriptPlugins.write(bin, "first", "cat >/dev/null; echo \"first $CNI_COMMAND\" >> '" + log + "'; printf '"
                 + R1 + "'");
@@ -255,7 +255,8 @@ public class CniRuntimeListTest {
                     assertThat(e.fromPlugin()).isTrue();
                     assertThat(e.getSuppressed()).isEmpty();
                 });
-        assertThat(Files.readAllLines(log)).containsExactly("first ADD", "second ADD", "second DEL", "first DEL");
+        // The failing plugin gets no DEL: a DEL works by name and would delete what it found already there.
+        assertThat(Files.readAllLines(log)).containsExactly("first ADD", "second ADD", "first DEL");
         assertThat(cacheFile()).doesNotExist();
     }
 
@@ -266,24 +267,87 @@ public class CniRuntimeListTest {
         assertThatThrownBy(() -> runtime.addNetworkList(twoPlugins("1.0.0"), rt)).isInstanceOf(
                 CniRuntimeException.class);
 
-        assertThat(b.commands()).containsExactly("ADD", "DEL");
-        JsonObject del = (JsonObject) Json.parse(b.calls().get(1).stdin());
+        assertThat(a.commands()).containsExactly("ADD", "DEL");
+        JsonObject del = (JsonObject) Json.parse(a.calls().get(1).stdin());
         assertThat(del.get("prevResult")).contains(CniJson.toJson(CniJson.decodeResult(
                 R1.getBytes(StandardCharsets.UTF_8))));
     }
 
     @Test
-    void cleanupFailuresAreAttachedToTheAddErrorAndDoNotStopTheCleanup() throws Exception {
-        b.fail("ADD", "{\"code\":100,\"msg\":\"add failed\"}", 1);
-        b.fail("DEL", "{\"code\":101,\"msg\":\"del failed too\"}", 1);
+    void theFailingPluginGetsNoDelSoWhatExistedBeforeTheAddIsNotDeleted() throws Exception {
+        // The plugin stands for bridge finding "eth0 already exists": its DEL would delete that eth0.
+        a.fail("ADD", "{\"code\":100,\"msg\":\"container veth name provided (eth0) already exists\"}", 1);
 
         assertThatThrownBy(() -> runtime.addNetworkList(twoPlugins("1.0.0"), rt))
+                .isInstanceOfSatisfying(CniRuntimeException.class, e -> assertThat(e.getSuppressed()).isEmpty());
+
+        assertThat(a.commands()).containsExactly("ADD");
+        assertThat(b.commands()).isEmpty();
+    }
+
+    @Test
+    void aPluginThatExitedZeroWithUnusableOutputIsRolledBackLikeOneThatSucceeded() throws Exception {
+        a.answer("ADD", "this is not a result");
+
+        assertThatThrownBy(() -> runtime.addNetworkList(twoPlugins("1.0.0"), rt))
+                .isInstanceOfSatisfying(CniRuntimeException.class, e -> assertThat(e.pluginType()).isEqualTo("a"));
+
+        assertThat(a.commands()).as("it exited 0: what it made is this ADD's").containsExactly("ADD", "DEL");
+        assertThat(b.commands()).isEmpty();
+    }
+
+    @Test
+    void cleanupFailuresAreAttachedToTheAddErrorAndDoNotStopTheCleanup() throws Exception {
+        FakePlugin c = FakePlugin.create(bin, "c").fail("ADD", "{\"code\":100,\"msg\":\"add failed\"}", 1);
+        b.fail("DEL", "{\"code\":101,\"msg\":\"del failed too\"}", 1);
+        NetworkConfigList list = list("{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"plugins\":[{\"type\":\"a\"},"
+                + "{\"type\":\"b\"},{\"type\":\"c\"}]}");
+
+        assertThatThrownBy(() -> runtime.addNetworkList(list, rt))
                 .isInstanceOfSatisfying(CniRuntimeException.class, e -> {
                     assertThat(e.error().code()).isEqualTo(100);
                     assertThat(e.getSuppressed()).singleElement().satisfies(s -> assertThat(s.getMessage())
                             .isEqualTo("cleanup after failed ADD: plugin type=\"b\" failed (delete): del failed too"));
                 });
+        assertThat(c.commands()).containsExactly("ADD");
         assertThat(a.commands()).as("the cleanup went on to a").containsExactly("ADD", "DEL");
+    }
+
+    @Test
+    void aRepeatedAddIsRefusedWithCode4BeforeAnyPluginRunsAndTheFirstAttachmentStaysAsItWas() throws Exception {
+        NetworkConfigList list = twoPlugins("1.0.0");
+        runtime.addNetworkList(list, rt);
+        byte[] cached = Files.readAllBytes(cacheFile());
+
+        assertThatThrownBy(() -> runtime.addNetworkList(list, rt))
+                .isInstanceOfSatisfying(CniRuntimeException.class, e -> {
+                    assertThat(e.code()).isEqualTo(CniError.INVALID_ENVIRONMENT_VARIABLES);
+                    assertThat(e.getMessage()).isEqualTo("attachment (CNI_CONTAINERID \"ctr-1\", CNI_IFNAME "
+                            + "\"eth0\") of network \"net1\" is already added");
+                    assertThat(e.error().details()).isEqualTo("its cached result is " + cacheFile()
+                            + "; DEL the attachment before adding it again");
+                    assertThat(e.fromPlugin()).isFalse();
+                });
+
+        assertThat(a.commands()).as("no plugin ran, none was sent DEL").containsExactly("ADD");
+        assertThat(b.commands()).containsExactly("ADD");
+        assertThat(Files.readAllBytes(cacheFile())).isEqualTo(cached);
+
+        runtime.delNetworkList(list, rt);
+        runtime.addNetworkList(list, rt);
+        assertThat(a.commands()).as("after DEL, ADD works again").containsExactly("ADD", "DEL", "ADD");
+    }
+
+    @Test
+    void aCorruptCacheEntryStillMarksTheAttachmentAsAdded() throws Exception {
+        Files.createDirectories(cacheFile().getParent());
+        Files.writeString(cacheFile(), "not json");
+
+        assertThatThrownBy(() -> runtime.addNetworkList(twoPlugins("1.0.0"), rt))
+                .isInstanceOfSatisfying(CniRuntimeException.class,
+                        e -> assertThat(e.code()).isEqualTo(CniError.INVALID_ENVIRONMENT_VARIABLES));
+        assertThat(a.calls()).isEmpty();
+        assertThat(cacheFile()).hasContent("not json");
     }
 
     @Test
@@ -309,8 +373,8 @@ public class CniRuntimeListTest {
                     assertThat(e.getMessage()).isEqualTo("plugin type=\"missing\" failed (add): failed to find plugin "
                             + "\"missing\" in path [" + bin + "]");
                     assertThat(e.fromPlugin()).isFalse();
-                    // The cleanup's DEL of the missing plugin fails the same way: attached, not reported instead.
-                    assertThat(e.getSuppressed()).hasSize(1);
+                    // The missing plugin never ran: it gets no DEL; a, which succeeded, does.
+                    assertThat(e.getSuppressed()).isEmpty();
                 });
         assertThat(a.commands()).containsExactly("ADD", "DEL");
     }

@@ -2,12 +2,17 @@ package io.jcni.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniVersion;
 import io.jcni.spec.NetworkConfigList;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +40,58 @@ class NetworkConfigsTest {
                 .containsExactly("10-a.conflist", "20-b.conflist", "00-c.conf", "05-d.json");
         assertThat(configs.require("shared").plugins().getFirst().type()).isEqualTo("from-a");
         assertThat(configs.problems()).isEmpty();
+    }
+
+    /** com.sun.management.ThreadMXBean's count, through reflection: this module does not read the management ones. */
+    private static long allocatedByThisThread() throws Exception {
+        Object bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
+                .invoke(null);
+        return (long) Class.forName("com.sun.management.ThreadMXBean")
+                .getMethod("getThreadAllocatedBytes", long.class).invoke(bean, Thread.currentThread().threadId());
+    }
+
+    @Test
+    void aHugeSparseFileAmongTheConfigurationsIsRefusedWithoutBeingRead() throws Exception {
+        write("10-good.conflist", "{\"cniVersion\":\"1.0.0\",\"name\":\"good\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        Path huge = dir.resolve("05-huge.conflist");
+        try (RandomAccessFile file = new RandomAccessFile(huge.toFile(), "rw")) {
+            file.setLength(1L << 30); // 1 GiB, sparse: no disk used
+        }
+
+        long before = allocatedByThisThread();
+        NetworkConfigs configs = NetworkConfigs.load(dir);
+        long allocated = allocatedByThisThread() - before;
+
+        assertThat(configs.require("good").plugins()).hasSize(1);
+        assertThat(configs.problems()).singleElement().satisfies(p -> assertThat(p.message()).isEqualTo(
+                "error reading " + huge + ": too large to read: 1073741824 bytes, the limit is 4194304 bytes"));
+        assertThat(allocated).as("bytes allocated by the load: the 1 GiB file was not read").isLessThan(16L << 20);
+    }
+
+    @Test
+    void aFifoNamedLikeAConflistIsReportedInsteadOfBlockingTheLoad() throws Exception {
+        write("10-good.conflist", "{\"cniVersion\":\"1.0.0\",\"name\":\"good\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        Path fifo = dir.resolve("05-fifo.conflist");
+        new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+        try {
+            NetworkConfigs configs = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> NetworkConfigs.load(dir));
+            assertThat(configs.require("good").plugins()).hasSize(1);
+            assertThat(configs.problems()).singleElement().satisfies(p -> assertThat(p.message())
+                    .isEqualTo("error reading " + fifo + ": not a regular file (a FIFO)"));
+            assertThatThrownBy(() -> NetworkConfigs.loadFile(fifo)).isInstanceOfSatisfying(CniRuntimeException.class,
+                    e -> assertThat(e.code()).isEqualTo(CniError.IO_FAILURE));
+        } finally {
+            // A reader stuck in open(2) (the bug this guards against) is released by a writer; O_RDWR never blocks.
+            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+        }
+    }
+
+    @Test
+    void symbolicLinksToConfigurationsAreFollowedAsConfigMapMountsNeedThem() throws Exception {
+        write("..data/10-net.conflist", "{\"cniVersion\":\"1.0.0\",\"name\":\"linked\",\"plugins\":[{\"type\":\"b\"}]}");
+        Files.createSymbolicLink(dir.resolve("10-net.conflist"), Path.of("..data/10-net.conflist"));
+
+        assertThat(NetworkConfigs.load(dir).require("linked").plugins()).hasSize(1);
     }
 
     @Test

@@ -60,10 +60,30 @@ public final class CniNames {
         return containerId;
     }
 
-    /** Validates an interface name ({@code CNI_IFNAME}, code 4). */
+    /**
+     * Validates an interface name ({@code CNI_IFNAME}, code 4): Go's rules (libcni's {@code ValidateInterfaceName}),
+     * plus one of jcni's: the name must be valid UTF-8. The kernel takes any bytes, and Go's plugins store them as they
+     * are (host-local's files, the result cache); a Java string cannot hold such bytes (they decode to U+FFFD), so
+     * jcni would store a different name than Go for the same attachment, and Go and jcni sharing a data directory
+     * would disagree about who holds an address. Such a name (seen here as U+FFFD or a lone surrogate) is refused
+     * instead. A name that really contains U+FFFD is refused too: it cannot be told apart.
+     */
     public static String requireInterfaceName(String ifName) throws CniException {
         if (ifName == null || ifName.isEmpty()) {
             throw new CniException(CniError.INVALID_ENVIRONMENT_VARIABLES, "interface name is empty");
+        }
+        for (int i = 0; i < ifName.length(); i++) {
+            char c = ifName.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < ifName.length()
+                    && Character.isLowSurrogate(ifName.charAt(i + 1));
+            if (c == '\uFFFD' || (Character.isSurrogate(c) && !paired)) {
+                throw new CniException(CniError.INVALID_ENVIRONMENT_VARIABLES, "interface name is not valid UTF-8",
+                        "CNI_IFNAME must be UTF-8 text: jcni refuses other bytes rather than store a name that differs "
+                                + "from the one Go's plugins store");
+            }
+            if (paired) {
+                i++;
+            }
         }
         if (ifName.getBytes(StandardCharsets.UTF_8).length > MAX_INTERFACE_NAME_BYTES) {
             throw new CniException(CniError.INVALID_ENVIRONMENT_VARIABLES, "interface name is too long",

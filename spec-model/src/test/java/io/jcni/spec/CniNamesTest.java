@@ -71,6 +71,20 @@ class CniNamesTest {
     }
 
     @Test
+    void interfaceNamesThatAreNotUtf8AreRefusedWithCodeFourAndUtf8OnesAreKept() throws CniException {
+        // Bytes that are not UTF-8 reach Java as U+FFFD (environment decoding) or, from a String, a lone surrogate.
+        for (String name : new String[] {"e\uFFFD", "\uFFFD", "e\uD800", "e\uDC00x"}) {
+            assertThatThrownBy(() -> CniNames.requireInterfaceName(name))
+                    .isInstanceOfSatisfying(CniException.class, e -> {
+                        assertThat(e.code()).isEqualTo(CniError.INVALID_ENVIRONMENT_VARIABLES);
+                        assertThat(e.error().msg()).isEqualTo("interface name is not valid UTF-8");
+                    });
+        }
+        assertThat(CniNames.requireInterfaceName("e\u00e9")).isEqualTo("e\u00e9");
+        assertThat(CniNames.requireInterfaceName("e\uD83D\uDE00")).as("a pair is one code point").isNotEmpty();
+    }
+
+    @Test
     void goSpaceDiffersFromJavaWhitespace() throws CniException {
         // U+001F is whitespace to Java but not to Go's unicode.IsSpace, so libcni accepts it in an interface name.
         assertThat(CniNames.requireInterfaceName("a\u001fb")).isEqualTo("a\u001fb");

@@ -153,20 +153,20 @@ class RuntimeFailurePathsTest {
     @Test
     void aHungPluginIsKilledAtTheTimeoutAndNoProcessIsLeft() throws Exception {
         Prerequisites.assumeGoTools();
-        Map<String, String> env = new HashMap<>(System.getenv());
-        env.put("JCNI_TRIVIAL_MODE", "hang");
         CniRuntime runtime = CniRuntime.create(CniRuntime.Options.of(List.of(Locations.goBin()))
-                .withCacheDir(tmp.resolve("cache")).withEnvironment(env).withPluginTimeout(Duration.ofMillis(300)));
+                .withCacheDir(tmp.resolve("cache")).withPluginTimeout(Duration.ofMillis(300)));
+        // The first plugin's ADD succeeds and its DEL hangs; the second one's ADD hangs.
         NetworkConfigList list = CniJson.decodeNetworkConfigList(("""
-                {"cniVersion":"1.0.0","name":"jcni-rt-hang",\
-                "plugins":[{"type":"trivial-plugin"}]}""").getBytes(StandardCharsets.UTF_8));
+                {"cniVersion":"1.0.0","name":"jcni-rt-hang","plugins":[\
+                {"type":"trivial-plugin","mode":"hang","modeOn":"DEL"},\
+                {"type":"trivial-plugin","mode":"hang","modeOn":"ADD"}]}""").getBytes(StandardCharsets.UTF_8));
 
         assertThatThrownBy(() -> runtime.addNetworkList(list, new RuntimeConf("rt-hang", "/var/run/netns/none",
                 "eth0"))).isInstanceOfSatisfying(CniRuntimeException.class, e -> {
                     assertThat(e.getMessage()).startsWith("""
                             plugin type="trivial-plugin" failed (add): netplugin \
                             failed with no error message: signal: killed""");
-                    // The cleanup DEL hung as well (the mode applies to every command) and was killed too.
+                    // The rollback's DEL of the first plugin (the hung one gets none) hung as well and was killed.
                     assertThat(e.getSuppressed()).singleElement().satisfies(s -> assertThat(s.getMessage())
                             .contains("failed (delete): netplugin failed with no error message: signal: killed"));
                 });

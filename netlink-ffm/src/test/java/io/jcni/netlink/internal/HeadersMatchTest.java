@@ -46,8 +46,9 @@ class HeadersMatchTest {
         assumeTrue(gccAvailable(), "gcc is not installed");
         List<Class<?>> constantClasses = constantClasses();
         assertThat(constantClasses).extracting(Class::getSimpleName)
-                .contains("NetlinkH", "RtnetlinkH", "IfLinkH", "IfAddrH", "NeighbourH", "LibcH", "Errno", "NfTablesH",
-                        "NfnetlinkH", "NetfilterH", "NfConntrackH", "NfNatH", "InH");
+                .contains("NetlinkH", "RtnetlinkH", "IfLinkH", "IfAddrH", "NeighbourH", "LibcH", "Errno", "PktSchedH",
+                        "PktClsH", "TcMirredH", "FibRulesH", "IfTunH", "IfEtherH", "NfTablesH", "NfnetlinkH", "NetfilterH",
+                        "NfConntrackH", "NfNatH", "InH");
 
         Set<String> headers = new LinkedHashSet<>(List.of("stdio.h", "stddef.h", "string.h", "errno.h",
                 "sys/socket.h", "sys/time.h", "sys/syscall.h"));

@@ -21,6 +21,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -283,8 +285,14 @@ public final class Skel implements InProcessPlugin {
         String netns = "";
         if (command.hasAttachment()) {
             containerId = CniNames.requireContainerId(value(env, "CNI_CONTAINERID"));
-            ifName = CniNames.requireInterfaceName(value(env, "CNI_IFNAME"));
+            ifName = CniNames.requireInterfaceName(EnvironmentText.get(env, "CNI_IFNAME"));
             netns = value(env, "CNI_NETNS");
+            if (!ifName.equals(value(env, "CNI_IFNAME"))) {
+                // Re-decoded from the raw environment: delegates run in-process inherit the name as text.
+                Map<String, String> decoded = new HashMap<>(env);
+                decoded.put("CNI_IFNAME", ifName);
+                env = Collections.unmodifiableMap(decoded);
+            }
         }
         return new CniRequest(this, command, env, containerId, netns, ifName, value(env, "CNI_ARGS"),
                 value(env, "CNI_PATH"), input, config, log, stderr);

@@ -111,24 +111,28 @@ public final class RuntimeImpl implements CniRuntime {
         requireAttachment(net.name(), rt);
         requireRunnable(net);
         try (AttachmentLocks.Held _ = lock(rt)) {
+            requireNotAdded(net, rt);
             CniResult result = null;
+            int added = 0;
             for (PluginConfig plugin : net.plugins()) {
                 try {
                     byte[] out = invoke(plugin.type(), Command.ADD, execConfig(net, plugin, result, rt), rt);
+                    // The plugin exited 0: what it made is this ADD's to undo, whatever its output turns out to be.
+                    added++;
                     result = PluginOutput.result(out, net.version()).convertTo(net.version());
                 } catch (PluginFailure e) {
-                    throw cleanUp(net, rt, result, failed("plugin " + describe(plugin) + " failed (add): ",
-                            plugin.type(), e));
+                    throw cleanUp(net, rt, result, added, false, failed("plugin " + describe(plugin)
+                            + " failed (add): ", plugin.type(), e));
                 } catch (CniException e) {
-                    throw cleanUp(net, rt, result, failed("plugin " + describe(plugin) + " failed (add): ",
-                            plugin.type(), e));
+                    throw cleanUp(net, rt, result, added, false, failed("plugin " + describe(plugin)
+                            + " failed (add): ", plugin.type(), e));
                 }
             }
             try {
                 cache.write(net.name(), rt, net.bytes(), result);
             } catch (IOException | CniException e) {
-                throw cleanUp(net, rt, result, new CniRuntimeException("failed to set network \"" + net.name()
-                        + "\" cached result: " + e.getMessage(), new CniError(CniError.IO_FAILURE,
+                throw cleanUp(net, rt, result, added, true, new CniRuntimeException("failed to set network \""
+                        + net.name() + "\" cached result: " + e.getMessage(), new CniError(CniError.IO_FAILURE,
                         "failed to set network \"" + net.name() + "\" cached result", e.getMessage()), e));
             }
             return result;
@@ -136,19 +140,47 @@ public final class RuntimeImpl implements CniRuntime {
     }
 
     /**
-     * After a failed ADD: DEL of the whole list in reverse (spec: "a delete must still be executed even if the add
-     * fails"), so that what the plugins before the failure created does not leak. prevResult is the last result the
-     * ADD produced (0.4.0 and later), the best account there is of what exists. Unlike a normal DEL, the cleanup goes
-     * on past failures, to release as much as it can; each failure is attached to the ADD failure, which is what the
-     * caller gets. The cache entry of the attachment is removed when the cleanup succeeded.
+     * Refuses, before any plugin runs, an ADD of an attachment whose cache entry exists. The spec says a runtime must
+     * not ADD the same (CNI_CONTAINERID, CNI_IFNAME) twice without a DEL in between; running the plugins anyway
+     * would fail on what the first ADD made ("eth0 already exists") and the rollback would then have nothing of
+     * this ADD's to undo, or, with plugins that answer a repeated ADD with what they already hold, report success
+     * for state no DEL of this call could tell apart. Refused rather than answered from the cache: a cached result
+     * says what existed after the first ADD, not what exists now. Code 4: the variables name an attachment in use.
      */
-    private CniRuntimeException cleanUp(Net net, RuntimeConf rt, CniResult lastResult, CniRuntimeException failure) {
+    private void requireNotAdded(Net net, RuntimeConf rt) throws CniRuntimeException {
+        try {
+            if (!cache.exists(net.name(), rt)) {
+                return;
+            }
+            String msg = "attachment (CNI_CONTAINERID \"" + rt.containerId() + "\", CNI_IFNAME \"" + rt.ifName()
+                    + "\") of network \"" + net.name() + "\" is already added";
+            throw new CniRuntimeException(msg, new CniError(CniError.INVALID_ENVIRONMENT_VARIABLES, msg,
+                    "its cached result is " + cache.file(net.name(), rt.containerId(), rt.ifName())
+                            + "; DEL the attachment before adding it again"), null);
+        } catch (CniException e) {
+            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+        }
+    }
+
+    /**
+     * After a failed ADD: DEL, in reverse order, of the plugins whose ADD succeeded in this call (they exited 0), so
+     * that what they made does not leak; prevResult is the last result the ADD produced (0.4.0 and later), the best
+     * account there is of what exists. The plugin that failed gets no DEL, nor do the plugins after it: a DEL deletes
+     * by name (the container's eth0, the attachment's reservation), and a plugin that failed because the name was
+     * taken ("eth0 already exists") would then destroy what was there before this ADD. A failing plugin undoes its
+     * own partial work (jcni's plugins do, by construction; Go's reference plugins mostly do). Unlike a normal DEL,
+     * the cleanup goes on past failures, to release as much as it can; each failure is attached to the ADD failure,
+     * which is what the caller gets. The cache entry is removed only if this ADD wrote it ({@code cacheWritten}: the
+     * write failed after the rename) and the cleanup succeeded; an entry that existed before refused the ADD.
+     */
+    private CniRuntimeException cleanUp(Net net, RuntimeConf rt, CniResult lastResult, int added,
+            boolean cacheWritten, CniRuntimeException failure) {
         if (!options.deleteOnAddFailure()) {
             return failure;
         }
         CniResult prev = net.version().supportsCheck() ? lastResult : null;
         boolean clean = true;
-        for (int i = net.plugins().size() - 1; i >= 0; i--) {
+        for (int i = added - 1; i >= 0; i--) {
             PluginConfig plugin = net.plugins().get(i);
             String prefix = "cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ";
             try {
@@ -161,7 +193,7 @@ public final class RuntimeImpl implements CniRuntime {
                 failure.addSuppressed(failed(prefix, plugin.type(), e));
             }
         }
-        if (clean) {
+        if (clean && cacheWritten) {
             try {
                 cache.delete(net.name(), rt);
             } catch (IOException | CniException e) {

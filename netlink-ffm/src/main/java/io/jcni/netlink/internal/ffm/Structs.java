@@ -109,6 +109,84 @@ public final class Structs {
             JAVA_SHORT.withName("flags"),
             JAVA_SHORT.withName("vid")).withName("bridge_vlan_info");
 
+    /** {@code struct tcmsg}, {@code <linux/rtnetlink.h>}: the header of traffic control messages. */
+    public static final StructLayout TCMSG = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("tcm_family"),
+            JAVA_BYTE.withName("tcm__pad1"),
+            JAVA_SHORT.withName("tcm__pad2"),
+            JAVA_INT.withName("tcm_ifindex"),
+            JAVA_INT.withName("tcm_handle"),
+            JAVA_INT.withName("tcm_parent"),
+            JAVA_INT.withName("tcm_info")).withName("tcmsg");
+
+    /** {@code struct tc_ratespec}, {@code <linux/pkt_sched.h>}. */
+    public static final StructLayout TC_RATESPEC = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("cell_log"),
+            JAVA_BYTE.withName("linklayer"),
+            JAVA_SHORT.withName("overhead"),
+            JAVA_SHORT.withName("cell_align"),
+            JAVA_SHORT.withName("mpu"),
+            JAVA_INT.withName("rate")).withName("tc_ratespec");
+
+    /** {@code struct tc_tbf_qopt}, {@code <linux/pkt_sched.h>}: payload of {@code TCA_TBF_PARMS}. */
+    public static final StructLayout TC_TBF_QOPT = MemoryLayout.structLayout(
+            TC_RATESPEC.withName("rate"),
+            TC_RATESPEC.withName("peakrate"),
+            JAVA_INT.withName("limit"),
+            JAVA_INT.withName("buffer"),
+            JAVA_INT.withName("mtu")).withName("tc_tbf_qopt");
+
+    /** {@code struct tc_u32_key}, {@code <linux/pkt_cls.h>} ({@code mask} and {@code val} big-endian). */
+    public static final StructLayout TC_U32_KEY = MemoryLayout.structLayout(
+            JAVA_INT.withName("mask"),
+            JAVA_INT.withName("val"),
+            JAVA_INT.withName("off"),
+            JAVA_INT.withName("offmask")).withName("tc_u32_key");
+
+    /** {@code struct tc_u32_sel}, {@code <linux/pkt_cls.h>}, without its flexible {@code keys[]} that follow it. */
+    public static final StructLayout TC_U32_SEL = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("flags"),
+            JAVA_BYTE.withName("offshift"),
+            JAVA_BYTE.withName("nkeys"),
+            MemoryLayout.paddingLayout(1),
+            JAVA_SHORT.withName("offmask"),
+            JAVA_SHORT.withName("off"),
+            JAVA_SHORT.withName("offoff"),
+            JAVA_SHORT.withName("hoff"),
+            JAVA_INT.withName("hmask")).withName("tc_u32_sel");
+
+    /** {@code struct tc_mirred}, {@code <linux/tc_act/tc_mirred.h>}: {@code tc_gen} then direction and target. */
+    public static final StructLayout TC_MIRRED = MemoryLayout.structLayout(
+            JAVA_INT.withName("index"),
+            JAVA_INT.withName("capab"),
+            JAVA_INT.withName("action"),
+            JAVA_INT.withName("refcnt"),
+            JAVA_INT.withName("bindcnt"),
+            JAVA_INT.withName("eaction"),
+            JAVA_INT.withName("ifindex")).withName("tc_mirred");
+
+    /** {@code struct fib_rule_hdr}, {@code <linux/fib_rules.h>}: the header of policy routing rule messages. */
+    public static final StructLayout FIB_RULE_HDR = MemoryLayout.structLayout(
+            JAVA_BYTE.withName("family"),
+            JAVA_BYTE.withName("dst_len"),
+            JAVA_BYTE.withName("src_len"),
+            JAVA_BYTE.withName("tos"),
+            JAVA_BYTE.withName("table"),
+            JAVA_BYTE.withName("res1"),
+            JAVA_BYTE.withName("res2"),
+            JAVA_BYTE.withName("action"),
+            JAVA_INT.withName("flags")).withName("fib_rule_hdr");
+
+    /**
+     * {@code struct ifreq}, {@code <linux/if.h>}, as {@code TUNSETIFF} uses it: the name, then {@code ifr_flags} at the
+     * start of the 24-byte union (the rest of which is padding here). {@code ifr_name} and {@code ifr_flags} are the
+     * header's macros for the union members.
+     */
+    public static final StructLayout IFREQ = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("ifr_name"),
+            JAVA_SHORT.withName("ifr_flags"),
+            MemoryLayout.paddingLayout(22)).withName("ifreq");
+
     /** {@code struct nfgenmsg}, {@code <linux/netfilter/nfnetlink.h>} ({@code res_id} is {@code __be16}). */
     public static final StructLayout NFGENMSG = MemoryLayout.structLayout(
             JAVA_BYTE.withName("nfgen_family"),
@@ -120,8 +198,18 @@ public final class Structs {
             JAVA_LONG.withName("tv_sec"),
             JAVA_LONG.withName("tv_usec")).withName("timeval");
 
+    /**
+     * {@code struct statfs}, {@code <sys/vfs.h>} (64-bit: every word 8 bytes, the same on x86-64 and the generic
+     * table), for {@code fstatfs}; only {@code f_type} is read, the rest is the buffer the kernel fills.
+     */
+    public static final StructLayout STATFS = MemoryLayout.structLayout(
+            JAVA_LONG.withName("f_type"),
+            JAVA_LONG.withName("f_bsize"),
+            MemoryLayout.paddingLayout(104)).withName("statfs");
+
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
-            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, NFGENMSG, TIMEVAL);
+            IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TCMSG, TC_RATESPEC, TC_TBF_QOPT,
+            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL, STATFS);
 
 }

@@ -3,6 +3,7 @@ package io.jcni.netlink.internal.ffm;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.internal.wire.Errno;
 import io.jcni.netlink.internal.wire.LibcH;
+import io.jcni.netlink.internal.wire.Offsets;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -63,6 +64,24 @@ public final class Syscalls {
                 }
                 if (errno != Errno.EINTR) {
                     throw new NetlinkException("flock " + what, errno, null);
+                }
+            }
+        }
+    }
+
+    /** {@code fstatfs(fd, &buf)} returning {@code buf.f_type}, the magic number of the file system {@code fd} is on. */
+    public static long fstatfsType(int fd, String what) {
+        try (Arena arena = NativeMemory.confined()) {
+            MemorySegment state = arena.allocate(NativeAccess.stateSize());
+            MemorySegment buf = arena.allocate(Offsets.STATFS_SIZE);
+            while (true) {
+                long r = NativeAccess.syscall(state, Sysno.fstatfs, fd, buf.address(), 0, 0, 0, 0);
+                if (r == 0) {
+                    return NativeMemory.view(buf).getLong(Offsets.F_TYPE);
+                }
+                int errno = NativeAccess.errno(state);
+                if (errno != Errno.EINTR) {
+                    throw new NetlinkException("fstatfs " + what, errno, null);
                 }
             }
         }

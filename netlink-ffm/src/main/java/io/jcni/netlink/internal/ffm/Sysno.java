@@ -19,6 +19,7 @@ public enum Sysno {
     getsockname(51, 204),
     setsockopt(54, 208),
     flock(73, 32),
+    fstatfs(138, 44),
     openat(257, 56),
     unshare(272, 97),
     setns(308, 268);

@@ -10,7 +10,10 @@ import io.jcni.netlink.Neighbor;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
+import io.jcni.netlink.Filter;
+import io.jcni.netlink.Qdisc;
 import io.jcni.netlink.Route;
+import io.jcni.netlink.Rule;
 import io.jcni.netlink.internal.ffm.OpenSocket;
 import io.jcni.netlink.internal.wire.Channel;
 import io.jcni.netlink.internal.wire.MessageWriter;
@@ -192,6 +195,58 @@ public final class HandleImpl extends Ops implements NetlinkHandle {
                 }
             }
         }, new NeighborsOf(index, family));
+    }
+
+    // ---- rules and traffic control ----------------------------------------------------------------------------
+
+    @Override
+    public List<Rule> rules(Family family) {
+        return channel.dump(new RuleCodec.DumpRequest(family), new RuleCodec.Decoder(family));
+    }
+
+    @Override
+    public List<Qdisc> qdiscs(int index) {
+        return channel.dump(new TcCodec.DumpRequest(RtnetlinkH.RTM_GETQDISC, index, 0),
+                new TcCodec.QdiscDecoder(index));
+    }
+
+    /**
+     * From the link's dump rather than an {@code RTM_GETQDISC} get: the kernel answers a get only to a request with
+     * {@code NLM_F_ECHO} (it multicasts the reply, {@code qdisc_get_notify}); a dump needs nothing special.
+     */
+    @Override
+    public Qdisc qdisc(int index, int parent) {
+        if (index <= 0) {
+            throw new IllegalArgumentException("link index must be positive: " + index);
+        }
+        for (Qdisc q : qdiscs(index)) {
+            if (q.parent() == parent) {
+                return q;
+            }
+        }
+        throw new NetlinkException("RTM_GETQDISC " + TcCodec.qdiscRef(index, parent, 0), Errno.ENOENT,
+                "no qdisc there", null);
+    }
+
+    @Override
+    public Optional<Qdisc> findQdisc(int index, int parent) {
+        try {
+            return Optional.of(qdisc(index, parent));
+        } catch (NetlinkException e) {
+            if (e.isNotFound()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public List<Filter> filters(int index, int parent) {
+        if (index <= 0) {
+            throw new IllegalArgumentException("link index must be positive: " + index);
+        }
+        return channel.dump(new TcCodec.DumpRequest(RtnetlinkH.RTM_GETTFILTER, index, parent),
+                new TcCodec.FilterDecoder(index));
     }
 
     @Override

@@ -26,6 +26,7 @@ import io.jcni.netlink.internal.wire.AttrCursor;
 import io.jcni.netlink.internal.wire.IfBridgeH;
 import io.jcni.netlink.internal.wire.IfH;
 import io.jcni.netlink.internal.wire.IfLinkH;
+import io.jcni.netlink.internal.wire.IfTunH;
 import io.jcni.netlink.internal.wire.MalformedMessageException;
 import io.jcni.netlink.internal.wire.MessageWriter;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
@@ -221,6 +222,17 @@ public final class LinkCodec {
         return switch (kind) {
             case "veth" -> new LinkInfo.Veth();
             case "dummy" -> new LinkInfo.Dummy();
+            case "ifb" -> new LinkInfo.Ifb();
+            case "vrf" -> {
+                int table = 0;
+                while (data != null && data.next()) {
+                    if (data.type() == IfLinkH.IFLA_VRF_TABLE) {
+                        table = data.u32();
+                    }
+                }
+                yield new LinkInfo.Vrf(table);
+            }
+            case "tun" -> tun(data);
             case "bridge" -> {
                 boolean filtering = false;
                 int pvid = 0;
@@ -270,6 +282,32 @@ public final class LinkCodec {
             }
             default -> new LinkInfo.Other(kind);
         };
+    }
+
+    /** {@code IFLA_TUN_*} as {@code tun_fill_info} reports them; owner and group are absent when unset. */
+    private static LinkInfo.Tun tun(AttrCursor data) {
+        boolean tap = false;
+        int owner = -1;
+        int group = -1;
+        boolean pi = false;
+        boolean vnetHdr = false;
+        boolean persist = false;
+        boolean multiQueue = false;
+        int queues = 0;
+        while (data != null && data.next()) {
+            switch (data.type()) {
+                case IfLinkH.IFLA_TUN_TYPE -> tap = data.u8() == IfTunH.IFF_TAP;
+                case IfLinkH.IFLA_TUN_OWNER -> owner = data.u32();
+                case IfLinkH.IFLA_TUN_GROUP -> group = data.u32();
+                case IfLinkH.IFLA_TUN_PI -> pi = data.u8() != 0;
+                case IfLinkH.IFLA_TUN_VNET_HDR -> vnetHdr = data.u8() != 0;
+                case IfLinkH.IFLA_TUN_PERSIST -> persist = data.u8() != 0;
+                case IfLinkH.IFLA_TUN_MULTI_QUEUE -> multiQueue = data.u8() != 0;
+                case IfLinkH.IFLA_TUN_NUM_QUEUES -> queues = data.u32();
+                default -> { }
+            }
+        }
+        return new LinkInfo.Tun(tap, owner, group, pi, vnetHdr, persist, multiQueue, queues);
     }
 
     private static BridgePort bridgePort(AttrCursor c) {

@@ -11,9 +11,16 @@ import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWADDR;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWLINK;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWNEIGH;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWROUTE;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_DELQDISC;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_DELRULE;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_DELTFILTER;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWQDISC;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWRULE;
+import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_NEWTFILTER;
 import static io.jcni.netlink.internal.wire.RtnetlinkH.RTM_SETLINK;
 
 import io.jcni.netlink.Address;
+import io.jcni.netlink.Filter;
 import io.jcni.netlink.BridgeVlan;
 import io.jcni.netlink.IpvlanFlag;
 import io.jcni.netlink.IpvlanMode;
@@ -23,7 +30,10 @@ import io.jcni.netlink.MacvlanMode;
 import io.jcni.netlink.Neighbor;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.NetlinkOps;
+import io.jcni.netlink.Qdisc;
 import io.jcni.netlink.Route;
+import io.jcni.netlink.Rule;
+import io.jcni.netlink.TcHandle;
 import io.jcni.netlink.internal.wire.IfBridgeH;
 import io.jcni.netlink.internal.wire.IfH;
 import io.jcni.netlink.internal.wire.IfLinkH;
@@ -121,6 +131,24 @@ public abstract class Ops implements NetlinkOps {
     @Override
     public void addDummy(LinkAttrs attrs) {
         submit(new NewLink(attrs, "dummy", null, null));
+    }
+
+    @Override
+    public void addIfb(LinkAttrs attrs) {
+        submit(new NewKindOnly(attrs, "ifb"));
+    }
+
+    @Override
+    public void addVrf(LinkAttrs attrs, int table) {
+        if (table == 0) {
+            throw new IllegalArgumentException("a vrf needs a table");
+        }
+        submit(new NewLink(attrs, "vrf", null, "table " + Integer.toUnsignedString(table)) {
+            @Override
+            void data(MessageWriter w) {
+                w.u32(IfLinkH.IFLA_VRF_TABLE, table);
+            }
+        });
     }
 
     @Override
@@ -329,6 +357,47 @@ public abstract class Ops implements NetlinkOps {
     @Override
     public void replaceNeighbor(Neighbor neighbor) {
         submit(new NeighborRequest(REPLACE, neighbor));
+    }
+
+    // ---- rules and traffic control -----------------------------------------------------------------------------
+
+    @Override
+    public void addRule(Rule rule) {
+        submit(new RuleRequest(RTM_NEWRULE, CREATE, rule));
+    }
+
+    @Override
+    public void deleteRule(Rule rule) {
+        submit(new RuleRequest(RTM_DELRULE, 0, rule));
+    }
+
+    @Override
+    public void addQdisc(Qdisc qdisc) {
+        submit(new QdiscRequest(CREATE, qdisc));
+    }
+
+    @Override
+    public void replaceQdisc(Qdisc qdisc) {
+        submit(new QdiscRequest(REPLACE, qdisc));
+    }
+
+    @Override
+    public void deleteQdisc(int index, int parent, int handle) {
+        submit(new DeleteQdisc(index, parent, handle));
+    }
+
+    @Override
+    public void addFilter(Filter filter) {
+        submit(new FilterRequest(filter));
+    }
+
+    @Override
+    public void deleteFilter(int index, int parent, int priority, int protocol) {
+        if (priority < 0 || priority > 0xffff || protocol < 0 || protocol > 0xffff) {
+            throw new IllegalArgumentException("filter priority and protocol must be 0-65535: " + priority + ", "
+                    + protocol);
+        }
+        submit(new DeleteFilter(index, parent, priority, protocol));
     }
 
     @Override
@@ -593,6 +662,146 @@ public abstract class Ops implements NetlinkOps {
         @Override
         protected String subject() {
             return neighbor.toString();
+        }
+    }
+
+    /**
+     * {@code RTM_NEWLINK} of a kind without data ({@code ip link add NAME type ifb}): {@code IFLA_LINKINFO} holds
+     * {@code IFLA_INFO_KIND} only, no empty {@code IFLA_INFO_DATA}, as {@code ip} and the Go library send it.
+     */
+    private static final class NewKindOnly extends Request {
+        private final LinkAttrs attrs;
+        private final String kind;
+
+        NewKindOnly(LinkAttrs attrs, String kind) {
+            super(RTM_NEWLINK, CREATE);
+            this.attrs = Objects.requireNonNull(attrs, "attrs");
+            this.kind = kind;
+        }
+
+        @Override
+        public void encode(MessageWriter w) {
+            LinkCodec.newLink(w, attrs);
+            LinkCodec.kindOnly(w, kind);
+        }
+
+        @Override
+        protected String subject() {
+            return attrs.name() + " type " + kind;
+        }
+    }
+
+    /** {@code ip rule add|del ...}: {@code RTM_NEWRULE}/{@code RTM_DELRULE}; the subject is the rule. */
+    private static final class RuleRequest extends Request {
+        private final Rule rule;
+
+        RuleRequest(int type, int flags, Rule rule) {
+            super(type, flags);
+            this.rule = Objects.requireNonNull(rule, "rule");
+        }
+
+        @Override
+        public void encode(MessageWriter w) {
+            RuleCodec.rule(w, rule);
+        }
+
+        @Override
+        protected String subject() {
+            return rule.toString();
+        }
+    }
+
+    /**
+     * {@code tc qdisc add|replace dev <index> ...}: {@code RTM_NEWQDISC}; a tbf rate table uses the running kernel's
+     * clock. The subject is the qdisc.
+     */
+    private static final class QdiscRequest extends Request {
+        private final Qdisc qdisc;
+
+        QdiscRequest(int flags, Qdisc qdisc) {
+            super(RTM_NEWQDISC, flags);
+            this.qdisc = Objects.requireNonNull(qdisc, "qdisc");
+        }
+
+        @Override
+        public void encode(MessageWriter w) {
+            TcCodec.newQdisc(w, qdisc, null);
+        }
+
+        @Override
+        protected String subject() {
+            return qdisc.toString();
+        }
+    }
+
+    /** {@code tc qdisc del dev <index> parent P [handle H]}: the {@code tcmsg} names the qdisc. */
+    private static final class DeleteQdisc extends Request {
+        private final int index;
+        private final int parent;
+        private final int handle;
+
+        DeleteQdisc(int index, int parent, int handle) {
+            super(RTM_DELQDISC, 0);
+            this.index = index;
+            this.parent = parent;
+            this.handle = handle;
+        }
+
+        @Override
+        public void encode(MessageWriter w) {
+            TcCodec.tcmsg(w, index, handle, parent, 0);
+        }
+
+        @Override
+        protected String subject() {
+            return TcCodec.qdiscRef(index, parent, handle);
+        }
+    }
+
+    /** {@code tc filter add dev <index> ...}: {@code RTM_NEWTFILTER}; the subject is the filter. */
+    private static final class FilterRequest extends Request {
+        private final Filter filter;
+
+        FilterRequest(Filter filter) {
+            super(RTM_NEWTFILTER, CREATE);
+            this.filter = Objects.requireNonNull(filter, "filter");
+        }
+
+        @Override
+        public void encode(MessageWriter w) {
+            TcCodec.newFilter(w, filter);
+        }
+
+        @Override
+        protected String subject() {
+            return filter.toString();
+        }
+    }
+
+    /** {@code tc filter del dev <index> parent P protocol X pref N}: every filter of that priority and protocol. */
+    private static final class DeleteFilter extends Request {
+        private final int index;
+        private final int parent;
+        private final int priority;
+        private final int protocol;
+
+        DeleteFilter(int index, int parent, int priority, int protocol) {
+            super(RTM_DELTFILTER, 0);
+            this.index = index;
+            this.parent = parent;
+            this.priority = priority;
+            this.protocol = protocol;
+        }
+
+        @Override
+        public void encode(MessageWriter w) {
+            TcCodec.tcmsg(w, index, 0, parent, TcCodec.filterInfo(priority, protocol));
+        }
+
+        @Override
+        protected String subject() {
+            return "dev " + index + " parent " + TcHandle.format(parent) + " protocol "
+                    + String.format("0x%04x", protocol) + " pref " + priority;
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.jcni.netlink.internal.wire;
 
-/** Constants from {@code <linux/if_link.h>}: link attributes (IFLA_*), link info, bridge, bridge port, vlan, macvlan and ipvlan attributes, operstates.
+/** Constants from {@code <linux/if_link.h>}: link attributes (IFLA_*), link info, bridge, bridge port, vlan, macvlan, ipvlan, vrf and tun attributes, operstates.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class IfLinkH {
     private IfLinkH() {}
@@ -69,6 +69,16 @@ public final class IfLinkH {
     public static final int IPVLAN_MODE_L3S = 2;
     public static final int IPVLAN_F_PRIVATE = 1;
     public static final int IPVLAN_F_VEPA = 2;
+    public static final int IFLA_VRF_TABLE = 1;
+    public static final int IFLA_TUN_OWNER = 1;
+    public static final int IFLA_TUN_GROUP = 2;
+    public static final int IFLA_TUN_TYPE = 3;
+    public static final int IFLA_TUN_PI = 4;
+    public static final int IFLA_TUN_VNET_HDR = 5;
+    public static final int IFLA_TUN_PERSIST = 6;
+    public static final int IFLA_TUN_MULTI_QUEUE = 7;
+    public static final int IFLA_TUN_NUM_QUEUES = 8;
+    public static final int IFLA_TUN_NUM_DISABLED_QUEUES = 9;
     public static final int IF_OPER_UNKNOWN = 0;
     public static final int IF_OPER_NOTPRESENT = 1;
     public static final int IF_OPER_DOWN = 2;

@@ -1,12 +1,13 @@
 package io.jcni.netlink.internal.wire;
 
-/** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>}: open(2), flock(2), setns(2)/unshare(2) and nsfs ioctl constants.
+/** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>},
+ *  {@code <linux/magic.h>}: open(2), flock(2), setns(2)/unshare(2), nsfs ioctl and fstatfs(2) constants.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class LibcH {
     private LibcH() {}
 
     /** The header(s) these constants mirror, for the generated C check. */
-    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h";
+    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h";
 
     public static final int O_RDONLY = 0;
     public static final int O_WRONLY = 1;
@@ -15,6 +16,9 @@ public final class LibcH {
     public static final int O_CLOEXEC = 524288;
     public static final int O_NOCTTY = 256;
     public static final int O_NOFOLLOW = 131072;
+    public static final int O_NONBLOCK = 2048;
+    /** Resolves a path to a descriptor without opening the file itself: no FIFO, device or socket is touched. */
+    public static final int O_PATH = 2097152;
     public static final int AT_FDCWD = -100;
     public static final int LOCK_SH = 1;
     public static final int LOCK_EX = 2;
@@ -22,4 +26,6 @@ public final class LibcH {
     public static final int LOCK_UN = 8;
     public static final int CLONE_NEWNET = 1073741824;
     public static final int NS_GET_NSTYPE = 46851;
+    /** {@code f_type} of a file on nsfs, where namespace files ({@code /proc/PID/ns/net}, their bind mounts) live. */
+    public static final int NSFS_MAGIC = 0x6e736673;
 }

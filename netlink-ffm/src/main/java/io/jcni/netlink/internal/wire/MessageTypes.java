@@ -32,6 +32,15 @@ public final class MessageTypes {
             case RtnetlinkH.RTM_NEWNEIGH -> "RTM_NEWNEIGH";
             case RtnetlinkH.RTM_DELNEIGH -> "RTM_DELNEIGH";
             case RtnetlinkH.RTM_GETNEIGH -> "RTM_GETNEIGH";
+            case RtnetlinkH.RTM_NEWRULE -> "RTM_NEWRULE";
+            case RtnetlinkH.RTM_DELRULE -> "RTM_DELRULE";
+            case RtnetlinkH.RTM_GETRULE -> "RTM_GETRULE";
+            case RtnetlinkH.RTM_NEWQDISC -> "RTM_NEWQDISC";
+            case RtnetlinkH.RTM_DELQDISC -> "RTM_DELQDISC";
+            case RtnetlinkH.RTM_GETQDISC -> "RTM_GETQDISC";
+            case RtnetlinkH.RTM_NEWTFILTER -> "RTM_NEWTFILTER";
+            case RtnetlinkH.RTM_DELTFILTER -> "RTM_DELTFILTER";
+            case RtnetlinkH.RTM_GETTFILTER -> "RTM_GETTFILTER";
             default -> "message type " + type;
         };
     }

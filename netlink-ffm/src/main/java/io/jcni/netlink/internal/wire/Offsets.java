@@ -91,6 +91,67 @@ public final class Offsets {
     public static final int BRIDGE_VLAN_INFO_FLAGS = 0;
     public static final int BRIDGE_VLAN_INFO_VID = 2;
 
+    // struct tcmsg, <linux/rtnetlink.h>
+    public static final int TCMSG_SIZE = 20;
+    public static final int TCM_FAMILY = 0;
+    public static final int TCM_IFINDEX = 4;
+    public static final int TCM_HANDLE = 8;
+    public static final int TCM_PARENT = 12;
+    public static final int TCM_INFO = 16;
+
+    // struct tc_ratespec, <linux/pkt_sched.h>
+    public static final int TC_RATESPEC_SIZE = 12;
+    public static final int TC_RATESPEC_CELL_LOG = 0;
+    public static final int TC_RATESPEC_LINKLAYER = 1;
+    public static final int TC_RATESPEC_OVERHEAD = 2;
+    public static final int TC_RATESPEC_CELL_ALIGN = 4;
+    public static final int TC_RATESPEC_MPU = 6;
+    public static final int TC_RATESPEC_RATE = 8;
+
+    // struct tc_tbf_qopt, <linux/pkt_sched.h>
+    public static final int TC_TBF_QOPT_SIZE = 36;
+    public static final int TC_TBF_QOPT_RATE = 0;
+    public static final int TC_TBF_QOPT_PEAKRATE = 12;
+    public static final int TC_TBF_QOPT_LIMIT = 24;
+    public static final int TC_TBF_QOPT_BUFFER = 28;
+    public static final int TC_TBF_QOPT_MTU = 32;
+
+    // struct tc_u32_key, <linux/pkt_cls.h>
+    public static final int TC_U32_KEY_SIZE = 16;
+    public static final int TC_U32_KEY_MASK = 0;
+    public static final int TC_U32_KEY_VAL = 4;
+    public static final int TC_U32_KEY_OFF = 8;
+    public static final int TC_U32_KEY_OFFMASK = 12;
+
+    // struct tc_u32_sel, <linux/pkt_cls.h> (its keys follow at TC_U32_SEL_SIZE)
+    public static final int TC_U32_SEL_SIZE = 16;
+    public static final int TC_U32_SEL_FLAGS = 0;
+    public static final int TC_U32_SEL_NKEYS = 2;
+    public static final int TC_U32_SEL_OFFMASK = 4;
+    public static final int TC_U32_SEL_HMASK = 12;
+
+    // struct tc_mirred, <linux/tc_act/tc_mirred.h>
+    public static final int TC_MIRRED_SIZE = 28;
+    public static final int TC_MIRRED_INDEX = 0;
+    public static final int TC_MIRRED_ACTION = 8;
+    public static final int TC_MIRRED_EACTION = 20;
+    public static final int TC_MIRRED_IFINDEX = 24;
+
+    // struct fib_rule_hdr, <linux/fib_rules.h>
+    public static final int FIB_RULE_HDR_SIZE = 12;
+    public static final int FIB_RULE_HDR_FAMILY = 0;
+    public static final int FIB_RULE_HDR_DST_LEN = 1;
+    public static final int FIB_RULE_HDR_SRC_LEN = 2;
+    public static final int FIB_RULE_HDR_TOS = 3;
+    public static final int FIB_RULE_HDR_TABLE = 4;
+    public static final int FIB_RULE_HDR_ACTION = 7;
+    public static final int FIB_RULE_HDR_FLAGS = 8;
+
+    // struct ifreq, <linux/if.h>
+    public static final int IFREQ_SIZE = 40;
+    public static final int IFR_NAME = 0;
+    public static final int IFR_FLAGS = 16;
+
     // struct nfgenmsg, <linux/netfilter/nfnetlink.h>: the family header of every nfnetlink message
     public static final int NFGENMSG_SIZE = 4;
     public static final int NFGEN_FAMILY = 0;
@@ -101,4 +162,8 @@ public final class Offsets {
     // struct timeval, <sys/time.h> (64-bit time_t)
     public static final int TIMEVAL_SIZE = 16;
     public static final int TV_SEC = 0;
+
+    // struct statfs, <sys/vfs.h> (64-bit)
+    public static final int STATFS_SIZE = 120;
+    public static final int F_TYPE = 0;
 }

@@ -1,6 +1,6 @@
 package io.jcni.netlink.internal.wire;
 
-/** Constants from {@code <linux/rtnetlink.h>}: rtnetlink message types, route attributes, route types, protocols, scopes, tables, metrics.
+/** Constants from {@code <linux/rtnetlink.h>}: rtnetlink message types, route attributes, route types, protocols, scopes, tables, metrics, traffic control message attributes.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class RtnetlinkH {
     private RtnetlinkH() {}
@@ -21,6 +21,15 @@ public final class RtnetlinkH {
     public static final int RTM_NEWNEIGH = 28;
     public static final int RTM_DELNEIGH = 29;
     public static final int RTM_GETNEIGH = 30;
+    public static final int RTM_NEWRULE = 32;
+    public static final int RTM_DELRULE = 33;
+    public static final int RTM_GETRULE = 34;
+    public static final int RTM_NEWQDISC = 36;
+    public static final int RTM_DELQDISC = 37;
+    public static final int RTM_GETQDISC = 38;
+    public static final int RTM_NEWTFILTER = 44;
+    public static final int RTM_DELTFILTER = 45;
+    public static final int RTM_GETTFILTER = 46;
     public static final int RTA_ALIGNTO = 4;
     public static final int RTN_UNSPEC = 0;
     public static final int RTN_UNICAST = 1;
@@ -85,4 +94,21 @@ public final class RtnetlinkH {
     public static final int RTEXT_FILTER_BRVLAN = 2;
     public static final int RTEXT_FILTER_BRVLAN_COMPRESSED = 4;
     public static final int RTEXT_FILTER_SKIP_STATS = 8;
+    public static final int TCA_UNSPEC = 0;
+    public static final int TCA_KIND = 1;
+    public static final int TCA_OPTIONS = 2;
+    public static final int TCA_STATS = 3;
+    public static final int TCA_XSTATS = 4;
+    public static final int TCA_RATE = 5;
+    public static final int TCA_FCNT = 6;
+    public static final int TCA_STATS2 = 7;
+    public static final int TCA_STAB = 8;
+    public static final int TCA_PAD = 9;
+    public static final int TCA_DUMP_INVISIBLE = 10;
+    public static final int TCA_CHAIN = 11;
+    public static final int TCA_HW_OFFLOAD = 12;
+    public static final int TCA_INGRESS_BLOCK = 13;
+    public static final int TCA_EGRESS_BLOCK = 14;
+    /** The list of actions in a filter's action attribute ({@code TCA_ROOT_TAB}). */
+    public static final int TCA_ACT_TAB = 1;
 }

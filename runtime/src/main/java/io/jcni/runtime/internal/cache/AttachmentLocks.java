@@ -6,6 +6,9 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
@@ -28,7 +31,9 @@ import java.util.zip.CRC32C;
  * 1/{@value #BUCKETS} per pair) are serialized too; that delays, never breaks.
  *
  * <p>Each bucket's channel is opened once and kept open for the JVM's life, and no other code opens these files:
- * closing a second descriptor would silently release the lock. Reentrant: a thread already holding a bucket (e.g.
+ * closing a second descriptor would silently release the lock. A lock file is opened read-write (which never blocks,
+ * not even on a FIFO planted in its place) and without following a symbolic link there ({@code O_NOFOLLOW}): a link
+ * planted in the cache cannot make the runtime create or lock a file elsewhere. Reentrant: a thread already holding a bucket (e.g.
  * the cleanup DEL inside a failed ADD) takes it again without touching the file lock.
  */
 public final class AttachmentLocks {
@@ -138,8 +143,17 @@ public final class AttachmentLocks {
         FileChannel channel(Path dir) throws IOException {
             if (channel == null || !channel.isOpen()) {
                 AtomicFiles.ensureDirectory(dir);
-                channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                        AtomicFiles.FILE_MODE);
+                try {
+                    channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), AtomicFiles.FILE_MODE);
+                } catch (IOException e) {
+                    // ELOOP comes as a plain IOException ("... (NOFOLLOW_LINKS specified)").
+                    if (Files.isSymbolicLink(file)) {
+                        throw new FileSystemException(file.toString(), null,
+                                "the lock file is a symbolic link, which is not followed");
+                    }
+                    throw e;
+                }
             }
             return channel;
         }

@@ -3,6 +3,8 @@ package io.jcni.runtime.internal.cache;
 import io.jcni.runtime.CachedAttachment;
 import io.jcni.runtime.CachedConfig;
 import io.jcni.runtime.RuntimeConf;
+import io.jcni.runtime.internal.files.BoundedFiles;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.runtime.internal.exec.PluginFailure;
 import io.jcni.runtime.internal.exec.PluginOutput;
 import io.jcni.spec.CniArgs;
@@ -19,6 +21,7 @@ import io.jcni.spec.JsonString;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -202,15 +205,27 @@ public final class ResultCache {
         return found;
     }
 
-    /** The file's bytes, or null if it does not exist (libcni ignores read errors the same way). */
+    /**
+     * The file's bytes, or null if it does not exist (libcni ignores read errors the same way). Only a regular file of
+     * at most {@link CniJson#MAX_DOCUMENT_BYTES} is read, and a symbolic link there is not followed: a FIFO, a huge
+     * file or a link planted in the cache is an error, never a hang or a read elsewhere.
+     */
     private static byte[] read(Path file) throws CniException {
         try {
-            return Files.readAllBytes(file);
+            return BoundedFiles.read(file, CniJson.MAX_DOCUMENT_BYTES, BoundedFiles.Links.REFUSE);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new CniException(CniError.IO_FAILURE, "cannot read cache file " + file + ": " + e.getMessage());
+            throw new CniException(CniError.IO_FAILURE, "cannot read cache file " + file + ": " + IoText.reason(e));
         }
+    }
+
+    /**
+     * Whether the attachment has an entry (whatever its content: a corrupt entry is still an attachment that was
+     * added and not deleted). A symbolic link counts as an entry; it is not followed.
+     */
+    public boolean exists(String network, RuntimeConf rt) throws CniException {
+        return Files.exists(file(network, rt.containerId(), rt.ifName()), LinkOption.NOFOLLOW_LINKS);
     }
 
     /** The document if it is a JSON object with {@code kind: cniCacheV1}, else null (a legacy file, or garbage). */

@@ -7,6 +7,7 @@ import io.jcni.runtime.JcniLaunchers;
 import io.jcni.runtime.NetworkConfigs;
 import io.jcni.runtime.RuntimeConf;
 import io.jcni.runtime.internal.exec.PluginLocator;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniArgs;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -78,6 +79,8 @@ public final class JcniCli {
               --conf-dir DIR      configuration directory (overrides NETCONFPATH)
               --cni-path PATH     plugin directories (overrides CNI_PATH)
               --timeout DURATION  kill a plugin that runs longer, e.g. 30s, 500ms (default: no limit)
+              --no-rollback       add: when a plugin fails, leave what the plugins before it made for a later
+                                  del (as cnitool does) instead of deleting it at once
               --valid ID/IFNAME   gc: an attachment that is still valid (repeatable). Without it, every attachment
                                   in the result cache is valid and only plugin state not known to the cache goes
               --to VERSION        convert: the target version
@@ -160,8 +163,11 @@ public final class JcniCli {
 
     private int attach(String command, List<String> operands, Arguments a)
             throws UsageException, ConfigException, CniRuntimeException {
-        a.allowOnly("container-id", "ifname", "cache-dir", "conf-dir", "cni-path", "timeout");
+        a.allowOnly("container-id", "ifname", "cache-dir", "conf-dir", "cni-path", "timeout", "no-rollback");
         requireCount(command, operands, 2, 2, "<network> <netns>");
+        if (a.flag("no-rollback") && !command.equals("add")) {
+            throw new UsageException("--no-rollback applies to add only");
+        }
         NetworkConfigList list = network(operands.get(0), a);
         RuntimeConf rt = runtimeConf(operands.get(1), a);
         CniRuntime runtime = runtime(a);
@@ -259,10 +265,18 @@ public final class JcniCli {
         String source = operands.isEmpty() ? "-" : operands.getFirst();
         byte[] input;
         try {
-            input = source.equals("-") ? in.readAllBytes() : Files.readAllBytes(Path.of(source));
+            // Read as far as the limit only (the decoder refuses more). What is named here is read whatever it is
+            // (a FIFO, /dev/stdin): the user asked for it.
+            if (source.equals("-")) {
+                input = in.readNBytes(CniJson.MAX_DOCUMENT_BYTES + 1);
+            } else {
+                try (InputStream file = Files.newInputStream(Path.of(source))) {
+                    input = file.readNBytes(CniJson.MAX_DOCUMENT_BYTES + 1);
+                }
+            }
         } catch (IOException e) {
             throw new CniRuntimeException("cannot read " + (source.equals("-") ? "stdin" : source) + ": "
-                    + e.getMessage(), new CniError(CniError.IO_FAILURE, "cannot read input", e.getMessage()), e);
+                    + IoText.reason(e), new CniError(CniError.IO_FAILURE, "cannot read input", IoText.reason(e)), e);
         }
         try {
             CniVersion target = CniVersion.parseSupported(to, "--to");
@@ -354,6 +368,9 @@ public final class JcniCli {
         if (timeout != null) {
             options = options.withPluginTimeout(parseDuration(timeout));
         }
+        if (a.flag("no-rollback")) {
+            options = options.withDeleteOnAddFailure(false);
+        }
         return CniRuntime.create(options);
     }
 
@@ -410,7 +427,9 @@ public final class JcniCli {
 
     /** Options ({@code --name value}, {@code --name=value}, flags) anywhere; {@code --} ends them. */
     record Arguments(List<String> positional, Map<String, List<String>> options) {
-        private static final List<String> FLAGS = List.of("help", "version");
+        private static final List<String> FLAGS = List.of("help", "version", "no-rollback");
+        /** Flags every command accepts; the others must be allowed by name. */
+        private static final List<String> GLOBAL_FLAGS = List.of("help", "version");
         private static final List<String> VALUED = List.of("container-id", "ifname", "cache-dir", "conf-dir",
                 "cni-path", "timeout", "valid", "to");
 
@@ -479,7 +498,7 @@ public final class JcniCli {
         void allowOnly(String... names) throws UsageException {
             List<String> allowed = List.of(names);
             for (String name : options.keySet()) {
-                if (!allowed.contains(name) && !FLAGS.contains(name)) {
+                if (!allowed.contains(name) && !GLOBAL_FLAGS.contains(name)) {
                     throw new UsageException("--" + name + " does not apply to this command");
                 }
             }

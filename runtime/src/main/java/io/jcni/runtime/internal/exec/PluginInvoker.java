@@ -74,7 +74,8 @@ public final class PluginInvoker {
         } catch (RuntimeException | StackOverflowError e) {
             byte[] stderr = err.toByteArray();
             forward(stderr);
-            throw new PluginFailure(new CniError(CniError.INTERNAL, "in-process plugin " + type + " threw " + e),
+            throw new PluginFailure(new CniError(CniError.INTERNAL, "in-process plugin " + type + " threw "
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())),
                     true, stderr, e);
         }
         byte[] stderr = err.toByteArray();

@@ -150,4 +150,18 @@ class AttachmentLocksTest {
             }
         }
     }
+
+    @Test
+    void aSymbolicLinkPlantedAtALockFileIsRefusedAndItsTargetIsNotCreated() throws Exception {
+        AttachmentLocks locks = new AttachmentLocks(tmp);
+        Path lockFile = locks.file("ctr-1", "eth0");
+        Files.createDirectories(lockFile.getParent());
+        Path target = tmp.resolve("elsewhere");
+        Files.createSymbolicLink(lockFile, target);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> locks.acquire("ctr-1", "eth0"))
+                .isInstanceOf(java.nio.file.FileSystemException.class)
+                .hasMessage(lockFile + ": the lock file is a symbolic link, which is not followed");
+        assertThat(target).doesNotExist();
+    }
 }

@@ -182,4 +182,32 @@ class ResultCacheTest {
         assertThat(cache().delete("net", rt)).isTrue();
         assertThat(tmp.resolve("results/net-c1-eth0")).doesNotExist();
     }
+
+    @Test
+    void aSymbolicLinkOrFifoPlantedAsACacheEntryIsAnErrorNeverFollowedOrBlocking() throws Exception {
+        RuntimeConf rt = new RuntimeConf("c1", "/var/run/netns/n1", "eth0");
+        Path secret = Files.writeString(tmp.resolve("secret.json"), RESULT);
+        Path entry = cache().file("net", "c1", "eth0");
+        Files.createDirectories(entry.getParent());
+        Files.createSymbolicLink(entry, secret);
+
+        assertThatThrownBy(() -> cache().result("net", rt, CniVersion.V1_0_0))
+                .isInstanceOfSatisfying(io.jcni.spec.CniException.class, e -> assertThat(e.getMessage())
+                        .isEqualTo("cannot read cache file " + entry + ": not a regular file (a symbolic link, which "
+                                + "is not followed here)"));
+        assertThat(cache().exists("net", rt)).as("a link is an entry: ADD is refused, DEL removes it").isTrue();
+
+        Files.delete(entry);
+        new ProcessBuilder("mkfifo", entry.toString()).inheritIO().start().waitFor();
+        try {
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> {
+                assertThatThrownBy(() -> cache().result("net", rt, CniVersion.V1_0_0))
+                        .hasMessageEndingWith("not a regular file (a FIFO)");
+                assertThat(cache().attachments("")).as("skipped, as unreadable files are").isEmpty();
+            });
+        } finally {
+            java.nio.channels.FileChannel.open(entry, java.nio.file.StandardOpenOption.READ,
+                    java.nio.file.StandardOpenOption.WRITE).close();
+        }
+    }
 }

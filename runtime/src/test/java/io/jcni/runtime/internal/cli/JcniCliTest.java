@@ -116,6 +116,57 @@ class JcniCliTest {
     }
 
     @Test
+    void noRollbackLeavesWhatTheFirstPluginsMadeForALaterDelAsCnitoolDoes() throws Exception {
+        FakePlugin failing = FakePlugin.create(bin, "q").fail("ADD", "{\"code\":100,\"msg\":\"boom\"}", 1);
+        Files.writeString(confDir.resolve("20-two.conflist"), "{\"cniVersion\":\"1.0.0\",\"name\":\"two\","
+                + "\"plugins\":[{\"type\":\"p\"},{\"type\":\"q\"}]}");
+
+        assertThat(run("add", "--no-rollback", "two", "/ns", "--cache-dir", cache.toString()))
+                .isEqualTo(JcniCli.FAILED);
+        assertThat(plugin.commands()).containsExactly("ADD");
+        assertThat(failing.commands()).containsExactly("ADD");
+
+        assertThat(run("add", "two", "/ns2", "--cache-dir", cache.toString())).isEqualTo(JcniCli.FAILED);
+        assertThat(plugin.commands()).as("with rollback p is deleted").containsExactly("ADD", "ADD", "DEL");
+        assertThat(failing.commands()).as("the failing plugin is not").containsExactly("ADD", "ADD");
+    }
+
+    @Test
+    void noRollbackAppliesToAddOnly() {
+        assertThat(run("del", "--no-rollback", "net", "/ns", "--cache-dir", cache.toString()))
+                .isEqualTo(JcniCli.USAGE);
+        assertThat(stderr).startsWith("jcni: --no-rollback applies to add only\n");
+        assertThat(run("gc", "--no-rollback", "net", "--cache-dir", cache.toString())).isEqualTo(JcniCli.USAGE);
+        assertThat(stderr).startsWith("jcni: --no-rollback does not apply to this command\n");
+    }
+
+    @Test
+    void aRepeatedAddIsRefusedWithCode4AndRunsNoPlugin() {
+        assertThat(run("add", "net", "/ns", "--cache-dir", cache.toString())).isZero();
+        assertThat(run("add", "net", "/ns", "--cache-dir", cache.toString())).isEqualTo(JcniCli.FAILED);
+        assertThat(stderr).contains(" is already added\njcni: CNI error code 4 ");
+        assertThat(plugin.commands()).containsExactly("ADD");
+    }
+
+    @Test
+    void aFifoAmongTheConfigurationsDoesNotBlockAddOrDel() throws Exception {
+        Path fifo = confDir.resolve("05-fifo.conflist");
+        new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+        try {
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> {
+                assertThat(run("add", "net", "/ns", "--cache-dir", cache.toString())).isZero();
+                assertThat(run("del", "net", "/ns", "--cache-dir", cache.toString())).isZero();
+            });
+            assertThat(run("add", "fifo", "/ns", "--cache-dir", cache.toString())).isEqualTo(JcniCli.CONFIG);
+            assertThat(stderr).contains("error reading " + fifo + ": not a regular file (a FIFO)");
+        } finally {
+            // A reader stuck in open(2) (the bug this guards against) is released by a writer; O_RDWR never blocks.
+            java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.READ,
+                    java.nio.file.StandardOpenOption.WRITE).close();
+        }
+    }
+
+    @Test
     void anUnknownNetworkExits3() {
         assertThat(run("add", "nope", "/ns")).isEqualTo(JcniCli.CONFIG);
         assertThat(stderr).isEqualTo("jcni: no net configuration with name \"nope\" in " + confDir + "\n");

@@ -4,6 +4,7 @@ import io.jcni.plugins.internal.pkg.ipam.IpamFields;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniArgs;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -15,6 +16,8 @@ import io.jcni.spec.GcAttachment;
 import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
 import io.jcni.spec.IpText;
+import io.jcni.spec.Json;
+import io.jcni.spec.JsonNull;
 import io.jcni.spec.PluginConfig;
 import io.jcni.spec.Result;
 import io.jcni.spec.Route;
@@ -227,6 +230,7 @@ public final class HostLocalPlugin implements CniPlugin {
     @Override
     public void gc(CniRequest request) throws CniException {
         Config config = load(request);
+        requireValidAttachments(request.config());
         List<Attachment> valid = new ArrayList<>();
         for (GcAttachment attachment : request.config().validAttachments()) {
             valid.add(new Attachment(attachment.containerId(), attachment.ifName()));
@@ -251,8 +255,12 @@ public final class HostLocalPlugin implements CniPlugin {
         Path dir = config.dataDir().resolve(config.network());
         try {
             Files.createDirectories(dir);
-        } catch (IOException | SecurityException e) {
-            throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "host-local: cannot create " + dir + ": " + e);
+        } catch (IOException e) {
+            throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "host-local: cannot create " + dir + ": "
+                    + IoText.reason(e));
+        } catch (SecurityException e) {
+            throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "host-local: cannot create " + dir + ": "
+                    + e.getMessage());
         }
         if (!Files.isWritable(dir)) {
             throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "host-local: " + dir + " is not writable");
@@ -260,6 +268,25 @@ public final class HostLocalPlugin implements CniPlugin {
     }
 
     // ------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * GC releases what is not in {@code cni.dev/valid-attachments}, so the key must be there: a GC without it (a
+     * runtime that forgot it, a hand-written call) would otherwise read as "nothing is valid" and release every
+     * reservation of the network. Refused with code 7 before the store is touched. An empty list is a valid answer.
+     */
+    private static void requireValidAttachments(PluginConfig config) throws CniException {
+        if (present(config, PluginConfig.VALID_ATTACHMENTS) || present(config, PluginConfig.LEGACY_ATTACHMENTS)) {
+            return;
+        }
+        throw new CniException(CniError.INVALID_NETWORK_CONFIG, "GC needs " + PluginConfig.VALID_ATTACHMENTS,
+                "without the list of attachments that are still valid, host-local cannot tell what to release;"
+                        + " nothing was released");
+    }
+
+    private static boolean present(PluginConfig config, String key) {
+        Optional<Json> value = config.get(key);
+        return value.isPresent() && !(value.get() instanceof JsonNull);
+    }
 
     private static Attachment attachment(CniRequest request) {
         return new Attachment(request.containerId(), request.ifName());

@@ -4,8 +4,10 @@ import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
 import io.jcni.plugins.internal.ipam.hostlocal.ReservationFiles.Found;
 import io.jcni.plugins.internal.ipam.hostlocal.StoreIndex.Entry;
 import io.jcni.plugins.internal.ipam.hostlocal.StoreIndex.Slot;
+import io.jcni.runtime.internal.files.IoText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -110,6 +112,11 @@ public final class HostLocalStore implements AutoCloseable {
             public List<Allocation> run(Session s) throws IOException, IpamException {
                 return s.allocate(id, who, rangeSets, pending, onExisting);
             }
+
+            @Override
+            public void abandon(Session s) {
+                s.abandonAllocation();
+            }
         });
     }
 
@@ -202,6 +209,10 @@ public final class HostLocalStore implements AutoCloseable {
 
     private interface Op<T> {
         T run(Session s) throws IOException, IpamException;
+
+        /** Undoes what {@link #run} changed when the operation fails after it, at commit; best effort. */
+        default void abandon(Session s) {
+        }
     }
 
     private <T> T locked(List<IpRange> wanted, Op<T> op) throws IpamException {
@@ -213,14 +224,18 @@ public final class HostLocalStore implements AutoCloseable {
             try {
                 StoreLock.Held held = acquire();
                 try {
-                    Session s = new Session(wanted);
+                    StoreIndex idx = index();
                     try {
-                        T result = op.run(s);
-                        s.commit();
-                        return result;
-                    } catch (IpamException e) {
-                        s.commit();
-                        throw e;
+                        return attempt(idx, wanted, op);
+                    } catch (IOException e) {
+                        if (idx.isInMemory()) {
+                            throw e;
+                        }
+                        // The disk may be full, and the index is the one thing host-local writes that Go's does
+                        // not: its pages go back to the file system and the operation runs again as Go's runs,
+                        // from a scan. The failed attempt undid its own reservations.
+                        idx.discard();
+                        return attempt(StoreIndex.inMemory(), wanted, op);
                     }
                 } finally {
                     held.close();
@@ -239,6 +254,24 @@ public final class HostLocalStore implements AutoCloseable {
         }
     }
 
+    /** One run of {@code op} on {@code idx}: session, op, commit; a failed commit abandons what the op did. */
+    private <T> T attempt(StoreIndex idx, List<IpRange> wanted, Op<T> op) throws IOException, IpamException {
+        Session s = new Session(idx, wanted);
+        try {
+            T result = op.run(s);
+            try {
+                s.commit();
+            } catch (IOException | RuntimeException e) {
+                op.abandon(s);
+                throw e;
+            }
+            return result;
+        } catch (IpamException e) {
+            s.commit();
+            throw e;
+        }
+    }
+
     private StoreLock.Held acquire() throws IOException {
         try {
             return storeLock.acquire(lockFile);
@@ -248,20 +281,35 @@ public final class HostLocalStore implements AutoCloseable {
         }
     }
 
+    /**
+     * The index, opened (and its directory created) on first use. When that fails (a full disk, a read-only
+     * {@code .jcni}, something other than a regular file at the index path) the operation runs on an index in memory,
+     * rebuilt from a scan as Go's host-local works on every call, and the next operation tries the file again.
+     */
     private StoreIndex index() throws IOException {
+        if (index != null && index.isInMemory()) {
+            index = null;
+        }
         if (index == null) {
             try {
                 index = StoreIndex.open(indexFile);
             } catch (NoSuchFileException e) {
-                Files.createDirectories(indexFile.getParent());
-                index = StoreIndex.open(indexFile);
+                try {
+                    Files.createDirectories(indexFile.getParent());
+                    index = StoreIndex.open(indexFile);
+                } catch (IOException again) {
+                    index = StoreIndex.inMemory();
+                }
+            } catch (IOException e) {
+                index = StoreIndex.inMemory();
             }
         }
         return index;
     }
 
     private IpamException failure(IOException e) {
-        return new IpamException(Reason.STORE_FAILURE, "host-local store " + netDir + ": " + e, e);
+        return new IpamException(Reason.STORE_FAILURE, "host-local store " + netDir + ": " + IoText.reason(e)
+                + (e instanceof FileSystemException f && f.getFile() != null ? " (" + f.getFile() + ")" : ""), e);
     }
 
     /** Slots in the order of their files' names (the address as text), the order Go reads a directory in. */
@@ -303,8 +351,8 @@ public final class HostLocalStore implements AutoCloseable {
         private boolean dirChanged;
         private boolean rebuilt;
 
-        Session(List<IpRange> wanted) throws IOException {
-            idx = index();
+        Session(StoreIndex idx, List<IpRange> wanted) throws IOException {
+            this.idx = idx;
             boolean ok = idx.load();
             if (ok && idx.pendingIntent() != null) {
                 removeIfTorn(idx.pendingIntent());
@@ -405,9 +453,20 @@ public final class HostLocalStore implements AutoCloseable {
             idx.kill(slot.index());
         }
 
+        /** The reservations of the last {@link #allocate}, for {@link #abandonAllocation}. */
+        private Reserver lastReserver;
+
+        /** A failed commit after {@link #allocate}: what it reserved is released again, so the failed ADD leaves none. */
+        void abandonAllocation() {
+            if (lastReserver != null) {
+                lastReserver.rollback();
+            }
+        }
+
         List<Allocation> allocate(String id, Attachment who, List<RangeSet> sets, List<IpAddress> pending,
                 OnExisting onExisting) throws IOException, IpamException {
             Reserver reserver = new Reserver(id, who);
+            lastReserver = reserver;
             List<Slot> held = lookup(id, who.ifname()).all();
             List<Allocation> out = new ArrayList<>(sets.size());
             try {

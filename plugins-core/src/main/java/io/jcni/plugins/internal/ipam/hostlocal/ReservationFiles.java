@@ -7,12 +7,15 @@ import static java.nio.file.StandardOpenOption.WRITE;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -32,12 +35,20 @@ import java.util.TreeMap;
  *   <li>{@code lock}: the file the lock is taken on (see {@link StoreLock}).</li>
  * </ul>
  * Callers hold the store lock. Nothing of jcni's is written here: the index lives outside this directory.
+ *
+ * <p>Files here are read only if they are regular files, without following a symbolic link in their own name
+ * ({@code lstat} first, then {@code O_NOFOLLOW}): a FIFO named like an address would block the read forever, a link
+ * would point the read elsewhere. An entry named like an address that is not a regular file occupies the address
+ * for nobody, as a directory there does for Go. (A file swapped for a FIFO between the {@code lstat} and the open can
+ * still block; that takes write access to the directory, which is root's.)
  */
 final class ReservationFiles implements Closeable {
 
     static final String LOCK = "lock";
     static final String LAST_RESERVED_PREFIX = "last_reserved_ip.";
     private static final byte[] LINE_BREAK = {'\r', '\n'};
+    /** Largest content read from one file: a container ID (at most a few hundred bytes in practice) and a name. */
+    static final int MAX_FILE_BYTES = 64 << 10;
 
     private final Path dir;
     private FileChannel dirChannel;
@@ -96,14 +107,18 @@ final class ReservationFiles implements Closeable {
     }
 
     /**
-     * The raw content of {@code <ip>}, or empty when there is no such reservation. One open, read and close for a
-     * file of a usual size ({@code Files.readAllBytes} adds an fstat and a second read).
+     * The raw content of {@code <ip>} (its first {@link #MAX_FILE_BYTES} bytes), or empty when there is no such
+     * reservation or it is not a regular file. One lstat, open, read and close for a file of a usual size
+     * ({@code Files.readAllBytes} adds an fstat and a second read).
      */
     Optional<byte[]> read(IpAddress ip) throws IOException {
         Path file = dir.resolve(ip.toString());
         FileChannel ch;
         try {
-            ch = FileChannel.open(file, READ);
+            if (!isRegularFile(file)) {
+                return Optional.empty();
+            }
+            ch = FileChannel.open(file, READ, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -114,8 +129,8 @@ final class ReservationFiles implements Closeable {
                 if (n < 0) {
                     return Optional.of(Arrays.copyOf(buf.array(), buf.position()));
                 }
-                if (buf.hasRemaining()) {
-                    // A short read of a regular file is its end.
+                if (buf.hasRemaining() || buf.capacity() >= MAX_FILE_BYTES) {
+                    // A short read of a regular file is its end; past the limit it is not a reservation of Go's.
                     return Optional.of(Arrays.copyOf(buf.array(), buf.position()));
                 }
                 buf = ByteBuffer.wrap(Arrays.copyOf(buf.array(), buf.capacity() * 2)).position(buf.capacity());
@@ -140,8 +155,12 @@ final class ReservationFiles implements Closeable {
 
     /** {@code last_reserved_ip.<n>} as Go reads it ({@code net.ParseIP} of the whole content); empty if unusable. */
     Optional<IpAddress> readLastReserved(int rangeSet) throws IOException {
+        Path file = dir.resolve(LAST_RESERVED_PREFIX + rangeSet);
         try {
-            byte[] b = Files.readAllBytes(dir.resolve(LAST_RESERVED_PREFIX + rangeSet));
+            if (!isRegularFile(file)) {
+                return Optional.empty();
+            }
+            byte[] b = readSmall(file);
             return IpAddress.parse(new String(b, StandardCharsets.UTF_8));
         } catch (NoSuchFileException e) {
             return Optional.empty();
@@ -154,7 +173,16 @@ final class ReservationFiles implements Closeable {
      */
     void writeLastReserved(int rangeSet, IpAddress ip) throws IOException {
         byte[] b = ip.toString().getBytes(StandardCharsets.US_ASCII);
-        try (FileChannel ch = FileChannel.open(dir.resolve(LAST_RESERVED_PREFIX + rangeSet), CREATE, WRITE)) {
+        Path file = dir.resolve(LAST_RESERVED_PREFIX + rangeSet);
+        try {
+            if (!isRegularFile(file)) {
+                throw new FileSystemException(file.toString(), null, "not a regular file: not written");
+            }
+        } catch (NoSuchFileException absent) {
+            // created below
+        }
+        // Read-write: an open for writing alone would block on a FIFO swapped in since the check.
+        try (FileChannel ch = FileChannel.open(file, CREATE, READ, WRITE, LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buf = ByteBuffer.wrap(b);
             long pos = 0;
             while (buf.hasRemaining()) {
@@ -164,6 +192,21 @@ final class ReservationFiles implements Closeable {
             if (ch.size() > b.length) {
                 ch.truncate(b.length);
             }
+        }
+    }
+
+    /** Whether {@code file} is a regular file, not following a link ({@code lstat}); NoSuchFileException if absent. */
+    private static boolean isRegularFile(Path file) throws IOException {
+        return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isRegularFile();
+    }
+
+    /**
+     * A file of this directory, at most {@link #MAX_FILE_BYTES} (a reservation holds an ID and a name; anything larger
+     * is not Go's and is not read whole), opened without following a link.
+     */
+    private static byte[] readSmall(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file, READ, LinkOption.NOFOLLOW_LINKS)) {
+            return in.readNBytes(MAX_FILE_BYTES);
         }
     }
 
@@ -244,15 +287,14 @@ final class ReservationFiles implements Closeable {
             Path file = dir.resolve(name);
             byte[] content;
             try {
-                content = Files.readAllBytes(file);
-            } catch (NoSuchFileException e) {
-                continue;
-            } catch (IOException e) {
-                if (!Files.isDirectory(file)) {
-                    throw e;
+                if (!isRegularFile(file)) {
+                    // A directory, FIFO, link...: Go's exclusive create fails on it too, so the address is taken,
+                    // by nobody we can name.
+                    found.add(new Found(ip.get(), null));
+                    continue;
                 }
-                // Go's exclusive create fails on it too: the address is taken, by nobody we can name.
-                found.add(new Found(ip.get(), null));
+                content = readSmall(file);
+            } catch (NoSuchFileException e) {
                 continue;
             }
             found.add(new Found(ip.get(), goTrimSpace(new String(content, StandardCharsets.UTF_8))));

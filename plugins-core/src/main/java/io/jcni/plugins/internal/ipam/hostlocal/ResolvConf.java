@@ -1,11 +1,12 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.runtime.internal.files.BoundedFiles;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Dns;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,15 +22,25 @@ public final class ResolvConf {
     private ResolvConf() {
     }
 
-    /** Reads {@code path}; a missing or unreadable file is code 5 naming it. */
+    /** Largest resolv.conf read: the real ones are a few hundred bytes. */
+    static final int MAX_BYTES = 1 << 20;
+
+    /**
+     * Reads {@code path}; a missing or unreadable file is code 5 naming it. Only a regular file (links followed) of at
+     * most {@link #MAX_BYTES} is read: a FIFO named in the configuration must not block the ADD.
+     */
     public static Dns read(String path) throws CniException {
-        String text;
+        byte[] bytes;
         try {
-            text = Files.readString(Path.of(path), StandardCharsets.UTF_8);
-        } catch (IOException | InvalidPathException e) {
-            throw new CniException(CniError.IO_FAILURE, "ipam.resolvConf: cannot read \"" + path + "\": " + e);
+            bytes = BoundedFiles.read(Path.of(path), MAX_BYTES, BoundedFiles.Links.FOLLOW);
+        } catch (InvalidPathException e) {
+            throw new CniException(CniError.IO_FAILURE, "ipam.resolvConf: cannot read \"" + path
+                    + "\": not a valid path");
+        } catch (IOException e) {
+            throw new CniException(CniError.IO_FAILURE, "ipam.resolvConf: cannot read \"" + path + "\": "
+                    + IoText.reason(e));
         }
-        return parse(text);
+        return parse(new String(bytes, StandardCharsets.UTF_8));
     }
 
     /** Parses resolv.conf text. */

@@ -9,7 +9,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -40,6 +45,14 @@ import java.util.TreeSet;
  * changes the directory), so the next operation rebuilds. A {@link #rewrite} marks the header "being rewritten"
  * first. No write is synced: the header carries the boot id, and an index from another boot (after a power loss,
  * when unsynced writes may be lost in any order) is rebuilt. Not thread-safe: the store's lock serializes use.
+ *
+ * <p>The index is never needed for correctness, so it never fails an operation by being unwritable. When a write
+ * fails (a full disk: the index is the largest thing host-local writes, and Go's host-local writes no such file) the
+ * index <em>detaches</em> for the rest of the operation: it truncates its file to nothing (which frees its space and
+ * makes the next operation rebuild) and goes on in memory, where every page it needs is already cached or, after a
+ * rewrite, built from the scan. An index that cannot be opened at all ({@link #inMemory()}) lives in memory only and is
+ * rebuilt from a scan by every operation: Go's cost, Go's behaviour. The file is opened with {@code O_NOFOLLOW} and
+ * must be a regular file: a link planted at its path is never written through.
  */
 final class StoreIndex implements Closeable {
 
@@ -76,7 +89,10 @@ final class StoreIndex implements Closeable {
     private static final int H_DESC = 512; // MAX_BITMAPS x {flag (v6), start high, start low, end high, end low, offset}
     private static final int DESC = 48;
 
+    /** The file, or null for an index that lives in memory only. */
     private final FileChannel ch;
+    /** Whether a write failed in this operation: from then on nothing more is written (see the class comment). */
+    private boolean detached;
     private final Map<Long, ByteBuffer> pages = new HashMap<>();
     private final TreeSet<Long> dirty = new TreeSet<>();
     private ByteBuffer header;
@@ -140,8 +156,31 @@ final class StoreIndex implements Closeable {
         return Boot.ID != null && h.getLong(H_BOOT) == Boot.ID[0] && h.getLong(H_BOOT + 8) == Boot.ID[1];
     }
 
+    /**
+     * The index in {@code file}, created if missing. Refused (an {@link IOException}) when something other than a
+     * regular file is there, a symbolic link included: the caller then uses {@link #inMemory()}.
+     */
     static StoreIndex open(Path file) throws IOException {
-        return new StoreIndex(FileChannel.open(file, CREATE, READ, WRITE));
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (!attributes.isRegularFile()) {
+                throw new FileSystemException(file.toString(), null, "not a regular file: not used as the index");
+            }
+        } catch (NoSuchFileException absent) {
+            // created below
+        }
+        return new StoreIndex(FileChannel.open(file, CREATE, READ, WRITE, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    /** An index without a file: every operation rebuilds it from a scan of the directory. */
+    static StoreIndex inMemory() {
+        return new StoreIndex(null);
+    }
+
+    /** Whether this index has no file (see {@link #inMemory()}). */
+    boolean isInMemory() {
+        return ch == null;
     }
 
     /**
@@ -149,6 +188,11 @@ final class StoreIndex implements Closeable {
      * interrupted): the caller rebuilds. Pages cached by an earlier operation are kept only if nobody committed since.
      */
     boolean load() throws IOException {
+        if (detached) {
+            // The last operation could not write: what it left in memory was never stored. Start from the file.
+            detached = false;
+            dropCache();
+        }
         ByteBuffer h = newPage();
         readFully(h, 0);
         header = h;
@@ -209,7 +253,7 @@ final class StoreIndex implements Closeable {
         header.putLong(H_INTENT, ip.v6() ? 2 : 1).putLong(H_INTENT + 8, ip.high()).putLong(H_INTENT + 16, ip.low());
         writeFully(header.slice(H_INTENT, 24), H_INTENT);
         if (SYNC_ORDER) {
-            ch.force(false);
+            force();
         }
         changed = true;
     }
@@ -469,7 +513,7 @@ final class StoreIndex implements Closeable {
      */
     void commit(DirSignature signature) throws IOException {
         if (tableReset) {
-            ch.truncate(tableOffset);
+            truncate(tableOffset);
             tableReset = false;
         }
         freshFrom = Long.MAX_VALUE;
@@ -478,7 +522,7 @@ final class StoreIndex implements Closeable {
         }
         dirty.clear();
         if (SYNC_ORDER) {
-            ch.force(false);
+            force();
         }
         long generation = header.getLong(H_GENERATION) + 1;
         putSignature(header, signature);
@@ -494,10 +538,15 @@ final class StoreIndex implements Closeable {
         // recorded; an unlink and a create by Go in that same tick would then leave mtime and size as recorded.
         // Writing this file again after a stat makes the kernel hand out a fine-grained timestamp, which moves its
         // global floor past the recorded time, so every later stamp differs. DirSignatureTest checks the effect.
-        ch.size();
+        if (ch != null && !detached) {
+            ch.size();
+        }
         writeFully(header.duplicate().clear(), 0);
         cachedGeneration = generation;
         changed = false;
+        if (detached) {
+            emptyFile();
+        }
     }
 
     /** Removes the page numbers from {@code firstPage} on (a loop: a lambda would cost a bootstrap per exec). */
@@ -527,9 +576,9 @@ final class StoreIndex implements Closeable {
         }
         writeFully(h.duplicate().clear(), 0);
         if (SYNC_ORDER) {
-            ch.force(false);
+            force();
         }
-        ch.truncate(PAGE);
+        truncate(PAGE);
         dropCache();
         header = h;
         freshFrom = 1;
@@ -593,8 +642,12 @@ final class StoreIndex implements Closeable {
         return ByteBuffer.allocate(PAGE).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** Fills {@code p} from {@code position}; past the end of the file it reads zeros. */
+    /** Fills {@code p} from {@code position}; past the end of the file (or without a file) it reads zeros. */
     private void readFully(ByteBuffer p, long position) throws IOException {
+        if (ch == null) {
+            Arrays.fill(p.array(), (byte) 0);
+            return;
+        }
         ByteBuffer b = p.duplicate().clear();
         while (b.hasRemaining()) {
             int n = ch.read(b, position + b.position());
@@ -605,10 +658,76 @@ final class StoreIndex implements Closeable {
         }
     }
 
-    private void writeFully(ByteBuffer b, long position) throws IOException {
-        long pos = position;
-        while (b.hasRemaining()) {
-            pos += ch.write(b, pos);
+    // ---- writes: each one detaches the index instead of failing (see the class comment) ----
+
+    private void writeFully(ByteBuffer b, long position) {
+        if (ch == null || detached) {
+            return;
+        }
+        try {
+            long pos = position;
+            while (b.hasRemaining()) {
+                pos += ch.write(b, pos);
+            }
+        } catch (IOException e) {
+            detach();
+        }
+    }
+
+    private void truncate(long size) {
+        if (ch == null || detached) {
+            return;
+        }
+        try {
+            ch.truncate(size);
+        } catch (IOException e) {
+            detach();
+        }
+    }
+
+    private void force() {
+        if (ch == null || detached) {
+            return;
+        }
+        try {
+            ch.force(false);
+        } catch (IOException e) {
+            detach();
+        }
+    }
+
+    /**
+     * Gives the file's space back (truncates it to nothing, so the next operation rebuilds) and forgets the cache: for
+     * an operation that failed for want of space and runs again without this index.
+     */
+    void discard() {
+        dropCache();
+        detached = false;
+        if (ch != null) {
+            emptyFile();
+        }
+    }
+
+    /**
+     * Stops writing for the rest of this operation. The file keeps what was written before the failure: pages under
+     * the old header, whose signature no longer matches a directory this operation changed, or a header in state 1 (see
+     * {@link #commit} and {@link #rewrite}); either way the next operation rebuilds. Until {@link #commit} empties it,
+     * pages not cached yet are still read from it.
+     */
+    private void detach() {
+        detached = true;
+    }
+
+    /**
+     * Truncates a detached index's file to nothing, at the end of its operation (after which no page is read from
+     * it): an empty index is rebuilt by the next operation, and its pages go back to a file system that may just have
+     * run out of them, for the reservation files that need them. After a rewrite, every page it holds is cached.
+     */
+    private void emptyFile() {
+        try {
+            ch.truncate(0);
+        } catch (IOException e) {
+            // What is left is not trusted by the next operation (see detach).
         }
     }
 
@@ -623,6 +742,8 @@ final class StoreIndex implements Closeable {
 
     @Override
     public void close() throws IOException {
-        ch.close();
+        if (ch != null) {
+            ch.close();
+        }
     }
 }

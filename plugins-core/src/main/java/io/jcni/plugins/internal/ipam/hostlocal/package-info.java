@@ -53,6 +53,16 @@
  * boot every process reads the same page cache, and the header records the kernel's boot id, so after a power loss
  * (a new boot, when unsynced writes may be lost in any order) the first operation rebuilds. An empty reservation file
  * left by a power loss stays taken until GC. {@code StoreProcessTest} kills real processes at each point.
+ *
+ * <h2>A full disk, a hostile directory</h2>
+ * The index is never needed for correctness, so it never fails an operation. A write to it that fails stops its
+ * writes for the operation, which goes on from memory and then empties the file (the next operation rebuilds); an
+ * operation that fails on the reservation files while the index holds space gives that space back and runs again
+ * from a scan, as Go's host-local always runs; an index that cannot be opened (no space for it, something other than
+ * a regular file at its path) is held in memory only. A failed ADD removes what it reserved, also when the failure
+ * comes at commit; DEL always releases. {@code FullDiskTest} runs this on a tmpfs of a few pages, with Go's
+ * host-local on the same directory. Files are opened without following a link in their own name and read only if
+ * they are regular files ({@code HostileDataDirTest}).
 
  * <h2>Differences from Go host-local 1.1.1</h2>
  * <ul>

@@ -24,7 +24,8 @@ import java.util.TreeSet;
  * plus the later {@code vlanTrunk}, {@code preserveDefaultVlan}, {@code disableContainerInterface} and
  * {@code portIsolation}).
  *
- * @param bridge                    {@code bridge}: the bridge to create or use, default {@code cni0}
+ * @param bridge                    {@code bridge}: the bridge to create or use, default {@code cni0} when the key is
+ *                                  absent; "" when it is set to "" (refused by ADD, as Go does)
  * @param isGateway                 {@code isGateway}, or implied by {@code isDefaultGateway}
  * @param isDefaultGateway          {@code isDefaultGateway}
  * @param forceAddress              {@code forceAddress}: replace a different gateway address already on the bridge
@@ -81,12 +82,13 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
     }
 
     /**
-     * ADD's configuration: {@link #load} with the MAC overrides, and what jcni cannot do yet refused, all before any
-     * side effect.
+     * ADD's configuration: {@link #load} with the MAC overrides, and what jcni cannot do yet and an empty bridge name
+     * refused, all before any side effect.
      */
     static BridgeConfig forAdd(CniRequest request) throws CniException {
         BridgeConfig conf = load(request, mac(request, request.config().node()));
         conf.refuseUnsupported();
+        conf.requireBridgeName();
         Timing.phase("config");
         return conf;
     }
@@ -104,14 +106,14 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
     private static BridgeConfig load(CniRequest request, MacAddress mac) throws CniException {
         PluginConfig config = request.config();
         ConfigNode root = config.node();
-        String bridge = root.string("bridge").orElse("");
-        if (bridge.isEmpty()) {
-            bridge = DEFAULT_BRIDGE;
-        }
-        try {
-            LinkAttrs.checkName(bridge);
-        } catch (IllegalArgumentException e) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "bridge: " + e.getMessage());
+        // As Go's: the default applies when the key is absent; an explicit "" stays "" and ADD refuses it.
+        String bridge = root.string("bridge").orElse(DEFAULT_BRIDGE);
+        if (!bridge.isEmpty()) {
+            try {
+                LinkAttrs.checkName(bridge);
+            } catch (IllegalArgumentException e) {
+                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "bridge: " + e.getMessage());
+            }
         }
         boolean isDefaultGateway = flag(root, "isDefaultGateway", false);
         boolean isGateway = flag(root, "isGateway", false) || isDefaultGateway;
@@ -157,6 +159,16 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
         }
     }
 
+    /**
+     * ADD needs a bridge name: {@code "bridge": ""} fails with Go 1.1.1's message (which comes from creating a link
+     * without a name), code 7 where Go's is untyped; it does not become {@code cni0}. DEL and CHECK take it as given.
+     */
+    private void requireBridgeName() throws CniException {
+        if (bridge.isEmpty()) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "failed to create bridge \"\": could not add \"\": LinkAttrs.Name cannot be empty");
+        }
+    }
 
     private static boolean flag(ConfigNode root, String key, boolean fallback) throws CniException {
         return root.bool(key).orElse(fallback);

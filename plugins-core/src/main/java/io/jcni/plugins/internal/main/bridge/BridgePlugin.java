@@ -548,7 +548,8 @@ public final class BridgePlugin implements MainPlugin {
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
         if (container.isPresent()) {
             Links.deleteAndClose(container.get(), request.ifName());
-        } else if (!request.netns().isEmpty()) {
+        } else if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
+            // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
             VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
         }
         if (conf.layer3()) {

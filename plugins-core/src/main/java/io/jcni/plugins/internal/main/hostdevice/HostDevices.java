@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.main.hostdevice;
 
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import java.io.IOException;
@@ -122,8 +123,12 @@ final class HostDevices {
                         sysBusPci.resolve(pci) + " does not exist");
             }
             return false;
-        } catch (IOException | UnsupportedOperationException e) {
-            throw new CniException(CniError.INTERNAL, "error with host device: cannot read " + driver + ": " + e);
+        } catch (IOException e) {
+            throw new CniException(CniError.INTERNAL, "error with host device: cannot read " + driver + ": "
+                    + IoText.reason(e));
+        } catch (UnsupportedOperationException e) {
+            throw new CniException(CniError.INTERNAL, "error with host device: cannot read " + driver + ": "
+                    + e.getMessage());
         }
     }
 
@@ -134,7 +139,7 @@ final class HostDevices {
                 names.add(child.getFileName().toString());
             }
         } catch (IOException e) {
-            throw new CniException(CniError.INTERNAL, failure, e.toString());
+            throw new CniException(CniError.INTERNAL, failure, dir + ": " + IoText.reason(e));
         }
         Collections.sort(names);
         return names;

@@ -1,10 +1,11 @@
 package io.jcni.plugins.internal.meta.tuning;
 
+import io.jcni.runtime.internal.files.BoundedFiles;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,15 +36,19 @@ final class SysctlAllowlist {
         this.patterns = patterns;
     }
 
-    /** The allowlist in {@code file}, or null when there is no such file. */
+    /**
+     * The allowlist in {@code file}, or null when there is no such file. Only a regular file (links followed) of at
+     * most 1 MiB is read: a FIFO there must not block the plugin.
+     */
     static SysctlAllowlist load(Path file) throws CniException {
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
+            text = new String(BoundedFiles.read(file, 1 << 20, BoundedFiles.Links.FOLLOW), StandardCharsets.UTF_8);
         } catch (NoSuchFileException absent) {
             return null;
         } catch (IOException e) {
-            throw new CniException(CniError.IO_FAILURE, "failed to read the sysctl allowlist " + file + ": " + e);
+            throw new CniException(CniError.IO_FAILURE, "failed to read the sysctl allowlist " + file + ": "
+                    + IoText.reason(e));
         }
         List<String> lines = new ArrayList<>();
         List<Pattern> patterns = new ArrayList<>();

@@ -1,5 +1,7 @@
 package io.jcni.plugins.internal.meta.tuning;
 
+import io.jcni.runtime.internal.files.BoundedFiles;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
@@ -93,11 +95,12 @@ record TuningBackup(String mac, Boolean promisc, int mtu, Boolean allmulti, int 
     static TuningBackup read(Path file) throws CniException {
         byte[] bytes;
         try {
-            bytes = Files.readAllBytes(file);
+            bytes = BoundedFiles.read(file, CniJson.MAX_DOCUMENT_BYTES, BoundedFiles.Links.REFUSE);
         } catch (NoSuchFileException absent) {
             return null;
         } catch (IOException e) {
-            throw new CniException(CniError.IO_FAILURE, "failed to open file \"" + file + "\": " + e);
+            throw new CniException(CniError.IO_FAILURE, "failed to open file \"" + file + "\": "
+                    + IoText.reason(e));
         }
         ConfigNode root = ConfigNode.root(CniJson.parse(bytes), CniError.DECODING_FAILURE);
         root.asObject();
@@ -142,7 +145,7 @@ record TuningBackup(String mac, Boolean promisc, int mtu, Boolean allmulti, int 
             } catch (IOException ignored) {
                 // The write failed already; that is the error to report.
             }
-            throw new CniException(CniError.IO_FAILURE, "failed to save file " + file + ": " + e);
+            throw new CniException(CniError.IO_FAILURE, "failed to save file " + file + ": " + IoText.reason(e));
         }
     }
 
@@ -151,7 +154,7 @@ record TuningBackup(String mac, Boolean promisc, int mtu, Boolean allmulti, int 
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {
-            throw new CniException(CniError.IO_FAILURE, "failed to remove file " + file + ": " + e);
+            throw new CniException(CniError.IO_FAILURE, "failed to remove file " + file + ": " + IoText.reason(e));
         }
     }
 }

@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.pkg.ns.Undos;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
@@ -409,7 +410,7 @@ public final class TuningPlugin implements CniPlugin {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "no sysctl " + setting.path()
                     + " in the container's namespace", "key \"" + setting.key() + "\"");
         } catch (IOException e) {
-            throw new CniException(CniError.IO_FAILURE, "cannot resolve " + file + ": " + e);
+            throw new CniException(CniError.IO_FAILURE, "cannot resolve " + file + ": " + IoText.reason(e));
         }
         if (!real.toString().startsWith(PROC_SYS_NET)) {
             throw SysctlKeys.invalid(setting.key(), file + " resolves to " + real + ", outside " + PROC_SYS_NET);

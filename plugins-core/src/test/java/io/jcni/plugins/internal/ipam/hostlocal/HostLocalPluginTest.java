@@ -198,6 +198,58 @@ class HostLocalPluginTest {
     }
 
     @Test
+    void gcWithoutValidAttachmentsIsRefusedWithCode7AndReleasesNothing() throws Exception {
+        String v110 = conf("1.1.0", ranges("10.72.0.0/24"));
+        add("c1", v110);
+        add("c2", v110);
+
+        CniError error = PluginCall.of("GC").env("CNI_CONTAINERID", null).env("CNI_IFNAME", null)
+                .env("CNI_NETNS", null).stdin(v110).run(skel).error();
+
+        assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+        assertThat(error.msg()).isEqualTo("GC needs cni.dev/valid-attachments");
+        assertThat(files()).containsExactly("10.72.0.2", "10.72.0.3");
+        // An empty list is an answer: nothing is valid.
+        PluginCall.of("GC").env("CNI_CONTAINERID", null).env("CNI_IFNAME", null).env("CNI_NETNS", null)
+                .stdin(conf("1.1.0", ranges("10.72.0.0/24"), ",\"cni.dev/valid-attachments\":[]")).run(skel).ok();
+        assertThat(files()).isEmpty();
+    }
+
+    @Test
+    void anInterfaceNameThatIsNotUtf8IsRefusedWithCode4InsteadOfStoredDifferentlyFromGo() throws Exception {
+        // How the JVM sees CNI_IFNAME bytes that are not UTF-8 (here "e\xff"): as U+FFFD.
+        CniError error = PluginCall.of("ADD").ifName("e\uFFFD").stdin(conf("1.0.0", ranges("10.77.0.0/24")))
+                .run(skel).error();
+
+        assertThat(error.code()).isEqualTo(CniError.INVALID_ENVIRONMENT_VARIABLES);
+        assertThat(error.msg()).isEqualTo("interface name is not valid UTF-8");
+        assertThat(files()).isEmpty();
+    }
+
+    @Test
+    void aResolvConfThatIsAFifoFailsTheAddAtOnceAndErrorTextsNameNoJavaException() throws Exception {
+        Path fifo = tmp.resolve("resolv-fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+        try {
+            CniError error = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(30), () -> PluginCall.of("ADD").stdin(conf("1.0.0",
+                            ranges("10.78.0.0/24") + ",\"resolvConf\":\"" + fifo + "\"")).run(skel).error());
+            assertThat(error.code()).isEqualTo(CniError.IO_FAILURE);
+            assertThat(error.msg()).isEqualTo("ipam.resolvConf: cannot read \"" + fifo
+                    + "\": not a regular file (a FIFO)");
+        } finally {
+            java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.READ,
+                    java.nio.file.StandardOpenOption.WRITE).close();
+        }
+        Path missing = tmp.resolve("missing.conf");
+        CniError error = PluginCall.of("ADD").stdin(conf("1.0.0", ranges("10.78.0.0/24") + ",\"resolvConf\":\""
+                + missing + "\"")).run(skel).error();
+        assertThat(error.msg()).isEqualTo("ipam.resolvConf: cannot read \"" + missing
+                + "\": No such file or directory");
+        assertThat(files()).isEmpty();
+    }
+
+    @Test
     void statusIsReadyWithAWritableDataDirAndCode50Otherwise() throws Exception {
         PluginCall.of("STATUS").stdin(conf("1.1.0", ranges("10.73.0.0/24"))).run(skel).ok();
         Files.writeString(tmp.resolve("file"), "x");

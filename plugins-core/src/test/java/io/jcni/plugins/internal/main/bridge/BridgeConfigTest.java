@@ -67,6 +67,20 @@ class BridgeConfigTest {
     }
 
     @Test
+    void anEmptyBridgeNameFailsAddWithGosMessageInsteadOfBecomingCni0() throws Exception {
+        CniError error = addError(",\"bridge\":\"\"");
+        assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+        assertThat(error.msg())
+                .isEqualTo("failed to create bridge \"\": could not add \"\": LinkAttrs.Name cannot be empty");
+        assertThat(load(",\"bridge\":null", null).bridge()).as("null is absent, as in Go").isEqualTo("cni0");
+    }
+
+    @Test
+    void anEmptyBridgeNameDoesNotFailDelAsInGo() throws Exception {
+        PluginCall.of("DEL").netns("/var/run/netns/jcni-net-never").stdin(conf(",\"bridge\":\"\"")).run(skel).ok();
+    }
+
+    @Test
     void defaultsAreGos() throws Exception {
         BridgeConfig c = load("", null);
         assertThat(c.bridge()).isEqualTo("cni0");

@@ -62,18 +62,29 @@ public final class RuntimeImpl implements CniRuntime {
         this.timeoutNanos = options.pluginTimeout().toNanos();
     }
 
-    /** What a list operation needs of a network, for a conflist or for a single plugin configuration. */
+    /**
+     * What a list operation needs of a network, for a conflist or for a single plugin configuration.
+     * {@code validAttachments} is what GC hands its plugins; empty for the other verbs, which do not send it.
+     */
     private record Net(String name, CniVersion version, List<PluginConfig> plugins, byte[] bytes,
-            boolean disableCheck, boolean disableGC) {
+            boolean disableCheck, boolean disableGC, List<GcAttachment> validAttachments) {
         static Net of(NetworkConfigList list) {
             return new Net(list.name(), list.cniVersion(), list.plugins(), list.bytes(), list.disableCheck(),
-                    list.disableGC());
+                    list.disableGC(), List.of());
         }
 
         static Net of(PluginConfig conf) {
-            return new Net(conf.name(), conf.cniVersion(), List.of(conf), CniJson.encode(conf), false, false);
+            return new Net(conf.name(), conf.cniVersion(), List.of(conf), CniJson.encode(conf), false, false,
+                    List.of());
+        }
+
+        Net withValidAttachments(List<GcAttachment> valid) {
+            return new Net(name, version, plugins, bytes, disableCheck, disableGC, List.copyOf(valid));
         }
     }
+
+    /** The CNI_* values of a verb that concerns no attachment (GC, STATUS): all empty. */
+    private static final RuntimeConf NO_ATTACHMENT = new RuntimeConf("", "", "");
 
     // ============================================================================================ lists
 
@@ -115,17 +126,14 @@ public final class RuntimeImpl implements CniRuntime {
             CniResult result = null;
             int added = 0;
             for (PluginConfig plugin : net.plugins()) {
+                String context = "plugin " + describe(plugin) + " failed (add): ";
                 try {
-                    byte[] out = invoke(plugin.type(), Command.ADD, execConfig(net, plugin, result, rt), rt);
+                    byte[] out = call(context, net, plugin, Command.ADD, result, rt);
                     // The plugin exited 0: what it made is this ADD's to undo, whatever its output turns out to be.
                     added++;
-                    result = PluginOutput.result(out, net.version()).convertTo(net.version());
-                } catch (PluginFailure e) {
-                    throw cleanUp(net, rt, result, added, false, failed("plugin " + describe(plugin)
-                            + " failed (add): ", plugin.type(), e));
-                } catch (CniException e) {
-                    throw cleanUp(net, rt, result, added, false, failed("plugin " + describe(plugin)
-                            + " failed (add): ", plugin.type(), e));
+                    result = decodeResult(context, plugin, out, net.version());
+                } catch (CniRuntimeException e) {
+                    throw cleanUp(net, rt, result, added, false, e);
                 }
             }
             try {
@@ -158,7 +166,7 @@ public final class RuntimeImpl implements CniRuntime {
                     "its cached result is " + cache.file(net.name(), rt.containerId(), rt.ifName())
                             + "; DEL the attachment before adding it again"), null);
         } catch (CniException e) {
-            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+            throw runtimeSide(e);
         }
     }
 
@@ -182,15 +190,12 @@ public final class RuntimeImpl implements CniRuntime {
         boolean clean = true;
         for (int i = added - 1; i >= 0; i--) {
             PluginConfig plugin = net.plugins().get(i);
-            String prefix = "cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ";
             try {
-                invoke(plugin.type(), Command.DEL, execConfig(net, plugin, prev, rt), rt);
-            } catch (PluginFailure e) {
+                call("cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ", net, plugin,
+                        Command.DEL, prev, rt);
+            } catch (CniRuntimeException e) {
                 clean = false;
-                failure.addSuppressed(failed(prefix, plugin.type(), e));
-            } catch (CniException e) {
-                clean = false;
-                failure.addSuppressed(failed(prefix, plugin.type(), e));
+                failure.addSuppressed(e);
             }
         }
         if (clean && cacheWritten) {
@@ -217,14 +222,7 @@ public final class RuntimeImpl implements CniRuntime {
         try (AttachmentLocks.Held _ = lock(rt)) {
             CniResult cached = cachedForOperation(net, rt);
             for (PluginConfig plugin : net.plugins()) {
-                String prefix = "plugin " + describe(plugin) + " failed (check): ";
-                try {
-                    invoke(plugin.type(), Command.CHECK, execConfig(net, plugin, cached, rt), rt);
-                } catch (PluginFailure e) {
-                    throw failed(prefix, plugin.type(), e);
-                } catch (CniException e) {
-                    throw failed(prefix, plugin.type(), e);
-                }
+                call("plugin " + describe(plugin) + " failed (check): ", net, plugin, Command.CHECK, cached, rt);
             }
         }
     }
@@ -250,14 +248,7 @@ public final class RuntimeImpl implements CniRuntime {
         }
         for (int i = net.plugins().size() - 1; i >= 0; i--) {
             PluginConfig plugin = net.plugins().get(i);
-            String prefix = "plugin " + describe(plugin) + " failed (delete): ";
-            try {
-                invoke(plugin.type(), Command.DEL, execConfig(net, plugin, cached, rt), rt);
-            } catch (PluginFailure e) {
-                throw failed(prefix, plugin.type(), e);
-            } catch (CniException e) {
-                throw failed(prefix, plugin.type(), e);
-            }
+            call("plugin " + describe(plugin) + " failed (delete): ", net, plugin, Command.DEL, cached, rt);
         }
         try {
             cache.delete(net.name(), rt);
@@ -274,7 +265,7 @@ public final class RuntimeImpl implements CniRuntime {
         if (list.disableGC()) {
             return;
         }
-        Net net = Net.of(list);
+        Net net = Net.of(list).withValidAttachments(validAttachments);
         requireRunnable(net);
         List<CniRuntimeException> errors = new ArrayList<>();
         Set<GcAttachment> valid = new HashSet<>(validAttachments);
@@ -292,16 +283,11 @@ public final class RuntimeImpl implements CniRuntime {
             }
         }
         if (net.version().supportsGcAndStatus()) {
-            RuntimeConf none = new RuntimeConf("", "", "");
             for (PluginConfig plugin : net.plugins()) {
-                String prefix = "failed to GC plugin " + plugin.type() + ": ";
                 try {
-                    byte[] stdin = CniJson.encode(baseConfig(net, plugin).withValidAttachments(validAttachments));
-                    invoke(plugin.type(), Command.GC, stdin, none);
-                } catch (PluginFailure e) {
-                    errors.add(failed(prefix, plugin.type(), e));
-                } catch (CniException e) {
-                    errors.add(failed(prefix, plugin.type(), e));
+                    call("failed to GC plugin " + plugin.type() + ": ", net, plugin, Command.GC, null, NO_ATTACHMENT);
+                } catch (CniRuntimeException e) {
+                    errors.add(e);
                 }
             }
         }
@@ -315,16 +301,9 @@ public final class RuntimeImpl implements CniRuntime {
             return;
         }
         requireRunnable(net);
-        RuntimeConf none = new RuntimeConf("", "", "");
         for (PluginConfig plugin : net.plugins()) {
-            String prefix = "plugin " + describe(plugin) + " failed (status): ";
-            try {
-                invoke(plugin.type(), Command.STATUS, CniJson.encode(baseConfig(net, plugin)), none);
-            } catch (PluginFailure e) {
-                throw failed(prefix, plugin.type(), e);
-            } catch (CniException e) {
-                throw failed(prefix, plugin.type(), e);
-            }
+            call("plugin " + describe(plugin) + " failed (status): ", net, plugin, Command.STATUS, null,
+                    NO_ATTACHMENT);
         }
     }
 
@@ -405,7 +384,7 @@ public final class RuntimeImpl implements CniRuntime {
         try {
             return cache.result(network, rt, version);
         } catch (CniException e) {
-            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+            throw runtimeSide(e);
         }
     }
 
@@ -415,7 +394,7 @@ public final class RuntimeImpl implements CniRuntime {
         try {
             return cache.config(network, rt);
         } catch (CniException e) {
-            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+            throw runtimeSide(e);
         }
     }
 
@@ -441,6 +420,51 @@ public final class RuntimeImpl implements CniRuntime {
     }
 
     // ============================================================================================ execution
+
+    /**
+     * One plugin call of a list operation, and the one place its failures are turned into what the caller reports:
+     * the plugin's stdin derived for {@code command} (see {@link #stdin}), the plugin run, and any failure on the way
+     * (a configuration that cannot be derived, a plugin that cannot be found, started or waited for, its error result)
+     * thrown as a {@link CniRuntimeException} whose message is {@code context} followed by the failure's, with its
+     * error, plugin type and stderr. Returns the plugin's stdout.
+     */
+    private byte[] call(String context, Net net, PluginConfig plugin, Command command, CniResult prev,
+            RuntimeConf rt) throws CniRuntimeException {
+        try {
+            return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt);
+        } catch (PluginFailure e) {
+            throw failed(context, plugin.type(), e);
+        } catch (CniException e) {
+            throw failed(context, plugin.type(), e);
+        }
+    }
+
+    /**
+     * ADD's stdout as a result of the network's version; output that is none fails as the call would (code 6 for
+     * output that does not decode, the conversion's code for a result that cannot be converted).
+     */
+    private static CniResult decodeResult(String context, PluginConfig plugin, byte[] out, CniVersion version)
+            throws CniRuntimeException {
+        try {
+            return PluginOutput.result(out, version, version);
+        } catch (PluginFailure e) {
+            throw failed(context, plugin.type(), e);
+        }
+    }
+
+    /**
+     * A plugin's stdin for {@code command}. ADD, CHECK and DEL: the execution configuration ({@link #execConfig}),
+     * with {@code prev} as prevResult when set. GC: the plugin's configuration with the network's name and version,
+     * without capabilities, and the network's valid attachments. STATUS: the same without the attachments.
+     */
+    private static byte[] stdin(Net net, PluginConfig plugin, Command command, CniResult prev, RuntimeConf rt)
+            throws CniException {
+        return switch (command) {
+            case GC -> CniJson.encode(baseConfig(net, plugin).withValidAttachments(net.validAttachments()));
+            case STATUS -> CniJson.encode(baseConfig(net, plugin));
+            default -> execConfig(net, plugin, prev, rt);
+        };
+    }
 
     /**
      * The execution configuration (spec section 3, "Deriving execution configuration from plugin configuration"): the
@@ -514,7 +538,7 @@ public final class RuntimeImpl implements CniRuntime {
             CniNames.requireNetworkName(network);
             CniNames.requireInterfaceName(rt.ifName());
         } catch (CniException e) {
-            throw new CniRuntimeException(e.getMessage(), e.error(), e);
+            throw runtimeSide(e);
         }
     }
 
@@ -557,6 +581,11 @@ public final class RuntimeImpl implements CniRuntime {
         String out = "type=" + GoText.quote(plugin.type().getBytes(StandardCharsets.UTF_8));
         return plugin.name().isEmpty() ? out
                 : out + " name=" + GoText.quote(plugin.name().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A failure of the runtime's side (names, cache) that concerns no plugin, with the error as it is. */
+    private static CniRuntimeException runtimeSide(CniException e) {
+        return new CniRuntimeException(e.getMessage(), e.error(), e);
     }
 
     private static CniRuntimeException failed(String prefix, String type, PluginFailure e) {

@@ -79,6 +79,20 @@ public final class PluginOutput {
     }
 
     /**
+     * {@link #result(byte[], CniVersion)} converted to {@code target}, as a list operation hands it on (to the next
+     * plugin as prevResult, to the cache, to the caller). A result that cannot be converted fails as one that does not
+     * decode: a failure of the engine's side with the conversion's error unchanged.
+     */
+    public static CniResult result(byte[] stdout, CniVersion configVersion, CniVersion target) throws PluginFailure {
+        CniResult result = result(stdout, configVersion);
+        try {
+            return result.convertTo(target);
+        } catch (CniException e) {
+            throw new PluginFailure(e.error(), false, null, e);
+        }
+    }
+
+    /**
      * A VERSION answer (libcni's {@code PluginDecoder}); failures are code 6 starting with
      * {@code decoding version info: }.
      */

@@ -4,11 +4,13 @@
  * routing rules ({@link io.jcni.netlink.Rule}) and traffic control ({@link io.jcni.netlink.Qdisc},
  * {@link io.jcni.netlink.Filter}), each documented with its {@code ip} or {@code tc} equivalent;
  * {@link io.jcni.netlink.TunTap} creates TUN/TAP devices; {@link io.jcni.netlink.Batch} sends many changes per system
- * call;
- * {@link io.jcni.netlink.Sysctl} reads and writes {@code /proc/sys/net} as a namespace sees it;
- * {@link io.jcni.netlink.FileLocks} takes {@code flock(2)} locks. nf_tables (what {@code nft} does: tables, chains,
- * rules, sets, committed as all-or-nothing transactions) is in {@link io.jcni.netlink.nft}, over the same wire layer.
- * Every failure is a {@link io.jcni.netlink.NetlinkException}.
+ * call. nf_tables (what {@code nft} does: tables, chains, rules, sets, committed as all-or-nothing transactions) is in
+ * {@link io.jcni.netlink.nft}, over the same wire layer; sysctls and {@code flock(2)} locks, which are not netlink, are
+ * in {@link io.jcni.netlink.sys}.
+ *
+ * <p>Every failure is a {@link io.jcni.netlink.KernelException}: a {@link io.jcni.netlink.NetlinkException} (with the
+ * kernel's extended ACK) from netlink requests and the namespace and socket calls that serve them, a plain
+ * KernelException from {@code io.jcni.netlink.sys}.
  *
  * <p>IP addresses are {@link java.net.InetAddress} values and prefix lengths ({@code int}), never text: this module
  * depends on no other jcni module and reads or prints no IP text of its own (jcni's one IP text form is spec-model's

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.netlink.sys.Sysctl;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;

@@ -4,6 +4,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import io.jcni.netlink.internal.ffm.NativeAccess;
@@ -46,9 +47,14 @@ class ArchitectureTest {
 
     @Test
     void publicApiTypesAreFinalInterfacesRecordsOrEnums() {
-        classes().that().resideInAnyPackage("io.jcni.netlink", "io.jcni.netlink.nft").and().arePublic().and().areTopLevelClasses()
+        // KernelException is the one sealed class: NetlinkException is its only subclass.
+        classes().that().resideInAnyPackage("io.jcni.netlink", "io.jcni.netlink.nft", "io.jcni.netlink.sys")
+                .and().arePublic().and().areTopLevelClasses()
                 .should().haveModifier(com.tngtech.archunit.core.domain.JavaModifier.FINAL)
                 .orShould().beInterfaces().orShould().beRecords().orShould().beEnums()
+                .orShould(com.tngtech.archunit.lang.conditions.ArchConditions.be(
+                        com.tngtech.archunit.base.DescribedPredicate.describe("sealed",
+                                (JavaClass c) -> c.reflect().isSealed())))
                 .check(classes);
     }
 

@@ -16,12 +16,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /** Helpers for tests that touch the kernel: root check, unique names, running {@code ip}/{@code bridge} and reading JSON. */
-final class Kernel {
+public final class Kernel {
     private Kernel() {}
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    static boolean isRoot() {
+    public static boolean isRoot() {
         try {
             return Files.readAllLines(Path.of("/proc/self/status")).stream()
                     .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[2].equals("0"));
@@ -30,21 +30,21 @@ final class Kernel {
         }
     }
 
-    static void assumeRoot() {
+    public static void assumeRoot() {
         assumeTrue(isRoot(), "needs root (creates network namespaces)");
     }
 
     /** {@code jcni-nl-<what>-<random>}: unique per call, for namespaces and host-visible names. */
-    static String uniqueName(String what) {
+    public static String uniqueName(String what) {
         byte[] r = new byte[3];
         ThreadLocalRandom.current().nextBytes(r);
         return "jcni-nl-" + what + "-" + HexFormat.of().formatHex(r);
     }
 
-    record Result(int exit, String out, String err) {
+    public record Result(int exit, String out, String err) {
     }
 
-    static Result run(String... command) {
+    public static Result run(String... command) {
         try {
             Process p = new ProcessBuilder(command).start();
             p.getOutputStream().close();
@@ -70,7 +70,7 @@ final class Kernel {
     }
 
     /** Runs a command that must succeed; returns its stdout. */
-    static String sh(String... command) {
+    public static String sh(String... command) {
         Result r = run(command);
         assertThat(r.exit()).as("%s failed: %s", List.of(command), r.err()).isZero();
         return r.out();

@@ -3,6 +3,8 @@ package io.jcni.netlink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jcni.netlink.internal.ffm.NativeMemory;
+import io.jcni.netlink.sys.FileLocks;
+import io.jcni.netlink.sys.Sysctl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -44,8 +44,8 @@ class StartupPathTest {
             }
         }
         assertThat(checked).noneMatch(entry -> entry.endsWith("Test.class"));
-        assertThat(checked).as("the scan must see the module").contains("io/jcni/netlink/Sysctl.class",
-                "io/jcni/netlink/FileLocks.class", "io/jcni/netlink/internal/ffm/NativeAccess.class",
+        assertThat(checked).as("the scan must see the module").contains("io/jcni/netlink/sys/Sysctl.class",
+                "io/jcni/netlink/sys/FileLocks.class", "io/jcni/netlink/internal/ffm/NativeAccess.class",
                 "io/jcni/netlink/internal/rtnl/LinkCodec.class");
         assertThat(offenders).isEmpty();
     }

@@ -10,10 +10,10 @@ import java.util.List;
  * {@link NetlinkHandle} in it; {@link #close()} deletes it with everything inside. Tests read state back both through
  * {@link #nl} and through iproute2's JSON ({@link #ip}).
  */
-final class TestNamespace implements AutoCloseable {
-    final String name;
-    final NetNs ns;
-    final NetlinkHandle nl;
+public final class TestNamespace implements AutoCloseable {
+    public final String name;
+    public final NetNs ns;
+    public final NetlinkHandle nl;
 
     private TestNamespace(String name) {
         this.name = name;
@@ -32,7 +32,7 @@ final class TestNamespace implements AutoCloseable {
         }
     }
 
-    static TestNamespace create() {
+    public static TestNamespace create() {
         Kernel.assumeRoot();
         return new TestNamespace(Kernel.uniqueName("ns"));
     }
@@ -78,7 +78,7 @@ final class TestNamespace implements AutoCloseable {
     }
 
     /** A veth pair inside this namespace, both ends up: a parent link for the tests (the kernel lacks dummy). */
-    Link vethPair(String name, String peer) {
+    public Link vethPair(String name, String peer) {
         nl.addVeth(LinkAttrs.named(name).up(true), LinkAttrs.named(peer));
         nl.setUp(nl.link(peer).index());
         return nl.link(name);

@@ -7,7 +7,7 @@ import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Route;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.spec.IpText;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
-import io.jcni.netlink.FileLocks;
-import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.KernelException;
+import io.jcni.netlink.sys.FileLocks;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -23,7 +23,7 @@ final class FlockStoreLock implements StoreLock {
         FileLocks.ExclusiveLock lock;
         try {
             lock = FileLocks.exclusive(lockFile);
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             if (e.isNotFound()) {
                 // The contract of acquire: a missing directory is NoSuchFileException, so the store creates it.
                 throw new NoSuchFileException(lockFile.toString(), null, e.getMessage());

@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.main.bridge;
 import io.jcni.netlink.Address;
 import io.jcni.netlink.BridgeVlan;
 import io.jcni.netlink.Family;
+import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
@@ -481,7 +482,7 @@ public final class BridgePlugin implements MainPlugin {
         }
 
         @Override
-        protected boolean tolerates(NetlinkException e) {
+        protected boolean tolerates(KernelException e) {
             return e.isExists();
         }
     }

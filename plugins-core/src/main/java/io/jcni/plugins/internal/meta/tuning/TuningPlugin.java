@@ -1,11 +1,11 @@
 package io.jcni.plugins.internal.meta.tuning;
 
+import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetNs;
-import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.internal.meta.tuning.TuningConfig.Setting;
 import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
@@ -81,7 +81,7 @@ public final class TuningPlugin implements CniPlugin {
             if (link != null) {
                 changeLink(container, link, config, backup, rollback);
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw failure("tuning " + ifName + " in " + request.netns(), e);
         }
         return resultOf(config.prevResult(), config, ifName);
@@ -195,42 +195,42 @@ public final class TuningPlugin implements CniPlugin {
             if (config.mac() != null) {
                 nl.setAddress(index, config.mac());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw changeFailed("set MAC " + config.mac() + " on " + name, e);
         }
         try {
             if (config.promisc() != null) {
                 nl.setPromisc(index, true);
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw changeFailed("set promiscuous mode on " + name, e);
         }
         try {
             if (config.mtu() != 0) {
                 nl.setMtu(index, config.mtu());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw changeFailed("set MTU " + config.mtu() + " on " + name, e);
         }
         try {
             if (config.allmulti() != null) {
                 nl.setAllmulti(index, config.allmulti());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw changeFailed("set all-multicast mode " + config.allmulti() + " on " + name, e);
         }
         try {
             if (config.txQueueLen() >= 0) {
                 nl.setTxQueueLen(index, config.txQueueLen());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw changeFailed("set txqueuelen " + config.txQueueLen() + " on " + name, e);
         }
     }
 
     /** A value the kernel rejects (EINVAL, ERANGE) is the configuration's fault: code 7; anything else 999. */
-    private static CniException changeFailed(String what, NetlinkException e) {
-        int code = e.kind() == NetlinkException.Kind.INVALID ? CniError.INVALID_NETWORK_CONFIG : CniError.INTERNAL;
+    private static CniException changeFailed(String what, KernelException e) {
+        int code = e.kind() == KernelException.Kind.INVALID ? CniError.INVALID_NETWORK_CONFIG : CniError.INTERNAL;
         return new CniException(code, "failed to " + what + ": " + e.getMessage());
     }
 
@@ -286,7 +286,7 @@ public final class TuningPlugin implements CniPlugin {
             if (!backup.sysctls().isEmpty()) {
                 errors.addAll(ns.netns().call(new RestoreSavedSysctls(backup.sysctls())));
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             errors.add(e.getMessage());
         }
         if (!errors.isEmpty()) {
@@ -310,35 +310,35 @@ public final class TuningPlugin implements CniPlugin {
             if (backup.mtu() != 0) {
                 nl.setMtu(index, backup.mtu());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             errors.add("failed to restore MTU: " + e.getMessage());
         }
         try {
             if (!backup.mac().isEmpty()) {
                 nl.setAddress(index, MacAddress.parse(backup.mac()));
             }
-        } catch (NetlinkException | IllegalArgumentException e) {
+        } catch (KernelException | IllegalArgumentException e) {
             errors.add("failed to restore MAC address: " + e.getMessage());
         }
         try {
             if (backup.promisc() != null) {
                 nl.setPromisc(index, backup.promisc());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             errors.add("failed to restore promiscuous mode: " + e.getMessage());
         }
         try {
             if (backup.allmulti() != null) {
                 nl.setAllmulti(index, backup.allmulti());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             errors.add("failed to restore all-multicast mode: " + e.getMessage());
         }
         try {
             if (backup.txQueueLen() >= 0) {
                 nl.setTxQueueLen(index, backup.txQueueLen());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             errors.add("failed to restore txqueuelen: " + e.getMessage());
         }
     }
@@ -384,7 +384,7 @@ public final class TuningPlugin implements CniPlugin {
                 throw new CniException(CniError.INTERNAL, "Error: Tuning configured txQLen of " + ifName + " is "
                         + config.txQueueLen() + ", current value is " + link.txQueueLen());
             }
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw failure("checking " + ifName + " in " + request.netns(), e);
         }
     }
@@ -396,7 +396,7 @@ public final class TuningPlugin implements CniPlugin {
 
     // ------------------------------------------------------------------------------------------ helpers
 
-    private static CniException failure(String what, NetlinkException e) {
+    private static CniException failure(String what, KernelException e) {
         return new CniException(CniError.INTERNAL, what + ": " + e.getMessage());
     }
 
@@ -435,8 +435,8 @@ public final class TuningPlugin implements CniPlugin {
                 requireNetFile(setting);
                 try {
                     values.put(setting.path(), Sysctl.read(setting.path()));
-                } catch (NetlinkException e) {
-                    if (e.kind() != NetlinkException.Kind.PERMISSION_DENIED) {
+                } catch (KernelException e) {
+                    if (e.kind() != KernelException.Kind.PERMISSION_DENIED) {
                         throw new CniException(CniError.INTERNAL, "failed to read sysctl " + setting.path() + ": "
                                 + e.getMessage());
                     }
@@ -462,9 +462,9 @@ public final class TuningPlugin implements CniPlugin {
             for (Setting setting : settings) {
                 try {
                     Sysctl.write(setting.path(), setting.value());
-                } catch (NetlinkException e) {
-                    int code = e.kind() == NetlinkException.Kind.INVALID
-                            || e.kind() == NetlinkException.Kind.PERMISSION_DENIED
+                } catch (KernelException e) {
+                    int code = e.kind() == KernelException.Kind.INVALID
+                            || e.kind() == KernelException.Kind.PERMISSION_DENIED
                             ? CniError.INVALID_NETWORK_CONFIG : CniError.INTERNAL;
                     throw new CniException(code, "failed to set sysctl " + setting.key() + "=" + setting.value()
                             + ": " + e.getMessage());
@@ -493,7 +493,7 @@ public final class TuningPlugin implements CniPlugin {
                 String value = saved.get(i).getValue();
                 try {
                     Sysctl.write(path, value);
-                } catch (NetlinkException e) {
+                } catch (KernelException e) {
                     if (!e.isNotFound()) {
                         errors.add("failed to restore sysctl " + path + "=" + value + ": " + e.getMessage());
                     }

@@ -1,6 +1,6 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.KernelException;
 import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
@@ -111,7 +111,7 @@ public final class NetSysctls {
         }
         try {
             return ns.exchangeSysctls(writes);
-        } catch (NetlinkException e) {
+        } catch (KernelException e) {
             throw NetErrors.failure(failure, e);
         }
     }

@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.pkg.link;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.MacAddress;
+import io.jcni.netlink.KernelException;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Links;
@@ -117,7 +118,7 @@ public final class ContainerLink {
                 container.exchangeSysctls(List.of(
                         new Namespace.SysctlWrite("net/ipv4/conf/" + iface.name() + "/arp_notify", "1", false),
                         new Namespace.SysctlWrite("net/ipv6/conf/" + iface.name() + "/ndisc_notify", "1", false)));
-            } catch (NetlinkException e) {
+            } catch (KernelException e) {
                 request.log().warn("could not enable address announcements on " + iface.name() + ": "
                         + e.getMessage());
             }

@@ -1,12 +1,13 @@
 package io.jcni.plugins.internal.pkg.ns;
 
 import io.jcni.netlink.Family;
+import io.jcni.netlink.KernelException;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Route;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -240,7 +241,7 @@ public final class Namespace implements AutoCloseable {
             String old;
             try {
                 old = Sysctl.read(write.key());
-            } catch (NetlinkException e) {
+            } catch (KernelException e) {
                 if (!write.required() && e.isNotFound()) {
                     return null;
                 }

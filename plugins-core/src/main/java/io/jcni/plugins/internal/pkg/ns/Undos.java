@@ -1,7 +1,7 @@
 package io.jcni.plugins.internal.pkg.ns;
 
+import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Link;
-import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
 import io.jcni.plugins.sdk.Rollback;
 import io.jcni.spec.IpPrefix;
@@ -21,7 +21,7 @@ public final class Undos {
     /**
      * The frame every step here shares: its namespace reopened ({@link Namespace#reopenIfPresent()}: a container's
      * that is gone leaves nothing to undo), the step {@linkplain #apply applied} in it, the namespace closed. A
-     * {@link NetlinkException} that the step {@linkplain #tolerates tolerates} (its effect already gone) is success;
+     * {@link KernelException} that the step {@linkplain #tolerates tolerates} (its effect already gone) is success;
      * any other failure goes to the rollback, which logs it and runs the other steps.
      */
     public abstract static class InNamespace implements Rollback.Undo {
@@ -39,7 +39,7 @@ public final class Undos {
             }
             try (Namespace open = again.get()) {
                 apply(open);
-            } catch (NetlinkException e) {
+            } catch (KernelException e) {
                 if (!tolerates(e)) {
                     throw e;
                 }
@@ -50,7 +50,7 @@ public final class Undos {
         protected abstract void apply(Namespace open) throws Exception;
 
         /** Whether {@code e}, thrown by {@link #apply} or the closing, means there is nothing left to undo. */
-        protected boolean tolerates(NetlinkException e) {
+        protected boolean tolerates(KernelException e) {
             return false;
         }
     }
@@ -70,7 +70,7 @@ public final class Undos {
         }
 
         @Override
-        protected boolean tolerates(NetlinkException e) {
+        protected boolean tolerates(KernelException e) {
             return e.isNotFound();
         }
     }
@@ -95,7 +95,7 @@ public final class Undos {
         }
 
         @Override
-        protected boolean tolerates(NetlinkException e) {
+        protected boolean tolerates(KernelException e) {
             return e.isNotFound();
         }
     }

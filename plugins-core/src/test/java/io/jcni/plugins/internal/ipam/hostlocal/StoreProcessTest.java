@@ -42,7 +42,7 @@ class StoreProcessTest {
         // The store locks with flock(2) through netlink-ffm, so the worker needs it and its native-access grant; its
         // addresses print through spec-model's IpText.
         String cp = location(StoreWorker.class) + java.io.File.pathSeparator + location(HostLocalStore.class)
-                + java.io.File.pathSeparator + location(io.jcni.netlink.FileLocks.class)
+                + java.io.File.pathSeparator + location(io.jcni.netlink.sys.FileLocks.class)
                 + java.io.File.pathSeparator + location(io.jcni.spec.IpText.class);
         List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                 "-XX:TieredStopAtLevel=1", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED",

@@ -9,7 +9,7 @@ import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkHandle;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.plugins.testing.PluginCall;
 import io.jcni.plugins.testing.Worlds;

@@ -5,7 +5,7 @@ import static io.jcni.plugins.testing.Addresses.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jcni.netlink.LinkAttrs;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;

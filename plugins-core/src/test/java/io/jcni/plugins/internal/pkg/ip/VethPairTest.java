@@ -1,14 +1,14 @@
 package io.jcni.plugins.internal.pkg.ip;
 
-import io.jcni.plugins.testing.Worlds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.testing.PluginCall;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;

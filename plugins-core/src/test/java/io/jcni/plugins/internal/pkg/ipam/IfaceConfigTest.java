@@ -9,7 +9,7 @@ import io.jcni.netlink.Family;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.Route;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.internal.pkg.ip.NetSysctls;
 import io.jcni.plugins.internal.pkg.ip.Prefixes;
 import io.jcni.plugins.testing.Worlds;

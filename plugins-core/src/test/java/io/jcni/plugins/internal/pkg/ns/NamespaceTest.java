@@ -1,12 +1,12 @@
 package io.jcni.plugins.internal.pkg.ns;
 
-import io.jcni.plugins.testing.Worlds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jcni.netlink.NetlinkException;
-import io.jcni.netlink.Sysctl;
+import io.jcni.netlink.KernelException;
+import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.internal.pkg.ns.Namespace.SysctlWrite;
+import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import java.util.Arrays;
@@ -50,7 +50,7 @@ class NamespaceTest {
         assertThatThrownBy(() -> w.container.exchangeSysctls(List.of(
                 new SysctlWrite("net/ipv4/ip_forward", "1", true),
                 new SysctlWrite("net/ipv6/conf/nosuchlink/accept_ra", "0", true))))
-                .isInstanceOf(NetlinkException.class).hasMessageContaining("nosuchlink");
+                .isExactlyInstanceOf(KernelException.class).hasMessageContaining("nosuchlink");
         assertThat(Sysctl.read(w.containerNs, "net/ipv4/ip_forward")).as("restored").isEqualTo("0");
     }
 

@@ -1,5 +1,7 @@
-package io.jcni.netlink;
+package io.jcni.netlink.sys;
 
+import io.jcni.netlink.KernelException;
+import io.jcni.netlink.NetNs;
 import io.jcni.netlink.internal.wire.Errno;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +22,12 @@ import java.nio.file.StandardOpenOption;
  *
  * <p>Keys: {@code net.ipv4.conf.eth0.forwarding} (dots) or {@code net/ipv4/conf/eth0.100/forwarding} (slashes, needed
  * when an interface name contains a dot). Only keys under {@code net} are accepted.
+ *
+ * <p>Failures are {@link KernelException}s naming the key, e.g. {@code write sysctl net.ipv4.ip_forward=yes: EINVAL
+ * (Invalid argument)}: {@link KernelException.Kind#NOT_FOUND} for a key this kernel or namespace does not have (no
+ * IPv6, a link that is gone), {@code PERMISSION_DENIED}, {@code INVALID} for a value the kernel refuses. The
+ * variants taking a {@link NetNs} also throw its {@link io.jcni.netlink.NetlinkException} (a KernelException) when the
+ * namespace cannot be entered.
  */
 public final class Sysctl {
     private Sysctl() {}
@@ -105,7 +113,7 @@ public final class Sysctl {
         return Path.of("/proc/sys", relative);
     }
 
-    private static NetlinkException failure(String what, IOException e) {
+    private static KernelException failure(String what, IOException e) {
         int errno;
         if (e instanceof NoSuchFileException) {
             errno = Errno.ENOENT;
@@ -117,7 +125,7 @@ public final class Sysctl {
             errno = Errno.byMessage(e.getMessage());
         }
         return errno == 0
-                ? new NetlinkException(what, NetlinkException.Kind.OTHER, String.valueOf(e.getMessage()), e)
-                : new NetlinkException(what, errno, null, e);
+                ? new KernelException(what, KernelException.Kind.OTHER, String.valueOf(e.getMessage()), e)
+                : new KernelException(what, errno, null, e);
     }
 }

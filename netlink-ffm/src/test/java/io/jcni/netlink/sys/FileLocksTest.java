@@ -1,9 +1,11 @@
-package io.jcni.netlink;
+package io.jcni.netlink.sys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.jcni.netlink.Kernel;
+import io.jcni.netlink.KernelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -43,10 +45,11 @@ class FileLocksTest {
         Path target = dir.resolve("elsewhere");
         Path lock = Files.createSymbolicLink(dir.resolve("lock"), target);
 
-        assertThatThrownBy(() -> FileLocks.exclusive(lock)).isInstanceOfSatisfying(NetlinkException.class,
+        assertThatThrownBy(() -> FileLocks.exclusive(lock)).isInstanceOfSatisfying(KernelException.class,
                 e -> assertThat(e.getMessage()).isEqualTo("open " + lock + ": ELOOP (Too many levels of symbolic "
                         + "links): the lock file is a symbolic link, which is not followed"));
-        assertThatThrownBy(() -> FileLocks.tryExclusive(lock)).isInstanceOf(NetlinkException.class);
+        assertThatThrownBy(() -> FileLocks.tryExclusive(lock)).as("a lock failure is no netlink failure")
+                .isExactlyInstanceOf(KernelException.class);
         assertThat(target).as("the link's target is not created").doesNotExist();
     }
 

@@ -1,5 +1,7 @@
-package io.jcni.netlink;
+package io.jcni.netlink.sys;
 
+import io.jcni.netlink.KernelException;
+import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.internal.ffm.Syscalls;
 import io.jcni.netlink.internal.wire.Errno;
 import io.jcni.netlink.internal.wire.LibcH;
@@ -21,6 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>The lock file's path is where state lives, so it is opened with {@code O_NOFOLLOW}: a symbolic link planted there
  * is refused (ELOOP), never followed to create or lock a file elsewhere. It is opened read-write, which never blocks,
  * even on a FIFO planted in its place.
+ *
+ * <p>Failures are {@link KernelException}s naming the call and the path ({@code open /x/lock: ENOENT (No such file or
+ * directory)}): {@link KernelException.Kind#NOT_FOUND} when the directory is missing.
  */
 public final class FileLocks {
     private FileLocks() {}
@@ -44,7 +49,11 @@ public final class FileLocks {
         @Override
         public void close() {
             if (released.compareAndSet(false, true)) {
-                Syscalls.close(fd);
+                try {
+                    Syscalls.close(fd);
+                } catch (NetlinkException e) {
+                    throw failure(e, path, null);
+                }
             }
         }
     }
@@ -67,6 +76,9 @@ public final class FileLocks {
                 Syscalls.flock(fd, LibcH.LOCK_EX, path.toString());
             }
             return new ExclusiveLock(path, fd);
+        } catch (NetlinkException e) {
+            Syscalls.close(fd);
+            throw failure(e, path, null);
         } catch (RuntimeException | Error e) {
             Syscalls.close(fd);
             throw e;
@@ -80,6 +92,9 @@ public final class FileLocks {
             if (Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, path.toString())) {
                 return Optional.of(new ExclusiveLock(path, fd));
             }
+        } catch (NetlinkException e) {
+            Syscalls.close(fd);
+            throw failure(e, path, null);
         } catch (RuntimeException | Error e) {
             Syscalls.close(fd);
             throw e;
@@ -93,12 +108,19 @@ public final class FileLocks {
             return Syscalls.open(path.toString(),
                     LibcH.O_RDWR | LibcH.O_CREAT | LibcH.O_NOCTTY | LibcH.O_NOFOLLOW, 0644);
         } catch (NetlinkException e) {
-            if (e.errno() == Errno.ELOOP) {
-                throw new NetlinkException("open " + path, Errno.ELOOP,
-                        "the lock file is a symbolic link, which is not followed", e);
-            }
-            throw e;
+            throw failure(e, path,
+                    e.errno() == Errno.ELOOP ? "the lock file is a symbolic link, which is not followed" : null);
         }
+    }
+
+    /**
+     * A failure of the system-call layer (which reports a {@link NetlinkException}, as for every call it makes) as
+     * the {@link KernelException} this class throws: the same operation, errno and text, {@code detail} added; a
+     * failure without errno (the native layer unavailable) names the lock file.
+     */
+    private static KernelException failure(NetlinkException e, Path path, String detail) {
+        return e.errno() == 0 ? new KernelException("flock " + path, e.kind(), e.getMessage(), e)
+                : new KernelException(e.operation(), e.errno(), detail, e);
     }
 
     private static void sleep(long millis) {
@@ -106,7 +128,7 @@ public final class FileLocks {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new NetlinkException("flock", NetlinkException.Kind.OTHER, "interrupted while waiting", e);
+            throw new KernelException("flock", KernelException.Kind.OTHER, "interrupted while waiting", e);
         }
     }
 }

@@ -1,8 +1,11 @@
-package io.jcni.netlink;
+package io.jcni.netlink.sys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jcni.netlink.Kernel;
+import io.jcni.netlink.KernelException;
+import io.jcni.netlink.TestNamespace;
 import org.junit.jupiter.api.Test;
 
 /** Sysctls as a given namespace sees them, cross-checked with {@code ip netns exec ... sysctl}. */
@@ -50,14 +53,15 @@ class SysctlTest {
     void reportsMissingKeysInvalidValuesAndKeysOutsideNet() {
         try (TestNamespace t = TestNamespace.create()) {
             assertThatThrownBy(() -> Sysctl.read(t.ns, "net.ipv4.conf.nosuchlink.forwarding"))
-                    .isInstanceOfSatisfying(NetlinkException.class, e -> {
+                    .isInstanceOfSatisfying(KernelException.class, e -> {
                         assertThat(e.isNotFound()).isTrue();
                         assertThat(e.getMessage()).isEqualTo(
                                 "read sysctl net.ipv4.conf.nosuchlink.forwarding: ENOENT (No such file or directory)");
                     });
             assertThatThrownBy(() -> Sysctl.write(t.ns, "net.ipv4.ip_forward", "yes"))
-                    .isInstanceOfSatisfying(NetlinkException.class,
-                            e -> assertThat(e.kind()).isEqualTo(NetlinkException.Kind.INVALID));
+                    .as("a sysctl failure is no netlink failure").isExactlyInstanceOf(KernelException.class)
+                    .isInstanceOfSatisfying(KernelException.class,
+                            e -> assertThat(e.kind()).isEqualTo(KernelException.Kind.INVALID));
         }
         assertThatThrownBy(() -> Sysctl.read("kernel.hostname")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Sysctl.read("net/../kernel/hostname")).isInstanceOf(IllegalArgumentException.class);

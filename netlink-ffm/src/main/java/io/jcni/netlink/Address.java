@@ -25,8 +25,8 @@ import java.util.Set;
  * @param validLifetime seconds, {@link #FOREVER} for permanent
  * @param preferredLifetime seconds, {@link #FOREVER} for permanent
  */
-public record Address(int index, InetAddress address, int prefixLength, InetAddress peer, InetAddress broadcast, Scope scope,
-        Set<AddressFlag> flags, String label, long validLifetime, long preferredLifetime) {
+public record Address(int index, InetAddress address, int prefixLength, InetAddress peer, InetAddress broadcast,
+        Scope scope, Set<AddressFlag> flags, String label, long validLifetime, long preferredLifetime) {
 
     /** The lifetime of a permanent address ({@code INFINITY_LIFE_TIME}, 0xFFFFFFFF). */
     public static final long FOREVER = 0xFFFF_FFFFL;
@@ -43,29 +43,35 @@ public record Address(int index, InetAddress address, int prefixLength, InetAddr
 
     /** {@code ip addr add ADDRESS/PREFIXLENGTH dev INDEX}: global scope, no flags, permanent. */
     public static Address of(int index, InetAddress address, int prefixLength) {
-        return new Address(index, address, prefixLength, null, null, Scope.UNIVERSE, Set.of(), null, FOREVER, FOREVER);
+        return new Address(index, address, prefixLength, null, null, Scope.UNIVERSE, Set.of(), null, FOREVER,
+                FOREVER);
     }
 
     public Address scope(Scope scope) {
-        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime,
+                preferredLifetime);
     }
 
     /** Replaces the flags, e.g. {@code flags(NODAD, NOPREFIXROUTE)}. */
     public Address flags(AddressFlag... flags) {
         Set<AddressFlag> set = flags.length == 0 ? Set.of() : EnumSet.copyOf(Arrays.asList(flags));
-        return new Address(index, address, prefixLength, peer, broadcast, scope, set, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, set, label, validLifetime,
+                preferredLifetime);
     }
 
     public Address peer(InetAddress peer) {
-        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime,
+                preferredLifetime);
     }
 
     public Address broadcast(InetAddress broadcast) {
-        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime,
+                preferredLifetime);
     }
 
     public Address label(String label) {
-        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime, preferredLifetime);
+        return new Address(index, address, prefixLength, peer, broadcast, scope, flags, label, validLifetime,
+                preferredLifetime);
     }
 
     /** {@code valid_lft V preferred_lft P} in seconds. */

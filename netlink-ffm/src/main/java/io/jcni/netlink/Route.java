@@ -29,8 +29,9 @@ import java.util.Objects;
  *     {@code outIndex} describe the single path)
  * @param flags {@code RTNH_F_*} of a single-path route (e.g. {@code RTNH_F_ONLINK} 4, {@code onlink})
  */
-public record Route(InetAddress destination, int destinationLength, InetAddress gateway, int outIndex, int metric, int table, Scope scope,
-        InetAddress source, int mtu, int advmss, int protocol, int type, List<NextHop> nextHops, int flags) {
+public record Route(InetAddress destination, int destinationLength, InetAddress gateway, int outIndex, int metric,
+        int table, Scope scope, InetAddress source, int mtu, int advmss, int protocol, int type, List<NextHop> nextHops,
+        int flags) {
 
     /** {@code RT_TABLE_MAIN} (254). */
     public static final int TABLE_MAIN = RtnetlinkH.RT_TABLE_MAIN;
@@ -67,8 +68,8 @@ public record Route(InetAddress destination, int destinationLength, InetAddress 
 
     /** {@code ip route add DESTINATION/LENGTH} in the main table, nothing else set yet. */
     public static Route to(InetAddress destination, int destinationLength) {
-        return new Route(destination, destinationLength, null, 0, 0, TABLE_MAIN, null, null, 0, 0, PROTOCOL_BOOT, TYPE_UNICAST,
-                List.of(), 0);
+        return new Route(destination, destinationLength, null, 0, 0, TABLE_MAIN, null, null, 0, 0, PROTOCOL_BOOT,
+                TYPE_UNICAST, List.of(), 0);
     }
 
     /** {@code ip route add default via GATEWAY}. */
@@ -77,68 +78,68 @@ public record Route(InetAddress destination, int destinationLength, InetAddress 
     }
 
     public Route via(InetAddress gateway) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Route dev(int outIndex) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Route metric(int metric) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Route table(int table) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Route scope(Scope scope) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     /** {@code src ADDRESS}. */
     public Route src(InetAddress source) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Route mtu(int mtu) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Route advmss(int advmss) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     /** {@code proto N}. */
     public Route protocol(int protocol) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     /** The route type, {@code RTN_*}. */
     public Route type(int type) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     /** {@code nexthop ... nexthop ...}: an ECMP route over {@code nextHops}. */
     public Route multipath(List<NextHop> nextHops) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     /** {@code RTNH_F_*} flags, e.g. {@link #FLAG_ONLINK}. */
     public Route flags(int flags) {
-        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu, advmss, protocol, type,
-                nextHops, flags);
+        return new Route(destination, destinationLength, gateway, outIndex, metric, table, scope, source, mtu,
+                advmss, protocol, type, nextHops, flags);
     }
 
     public Family family() {

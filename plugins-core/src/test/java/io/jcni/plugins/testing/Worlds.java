@@ -1,9 +1,9 @@
 package io.jcni.plugins.testing;
 
-import io.jcni.plugins.internal.pkg.ns.Namespace;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jcni.netlink.NetNs;
+import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Skel;

@@ -12,8 +12,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Guards the plugin start-up budget (ARCHITECTURE.md): every class of this module may run in a plugin exec, where the
- * first use of a lambda, an indy string concatenation or a pattern switch costs an invokedynamic bootstrap
+ * Guards the plugin start-up budget (docs/ARCHITECTURE.md): every class of this module may run in a plugin exec,
+ * where the first use of a lambda, an indy string concatenation or a pattern switch costs an invokedynamic bootstrap
  * (milliseconds each without an AOT cache, and a stale cache is possible). Anonymous or named classes instead.
  * Record {@code equals}/{@code hashCode}/{@code toString} (ObjectMethods) stay allowed here: they bootstrap only
  * when called; {@link ExecPathLinkageTest} checks that exec'd plugins call none (the host-local engine's value records

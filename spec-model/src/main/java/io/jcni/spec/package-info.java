@@ -3,9 +3,9 @@
  * results of every version and their conversions, errors, versions, CNI_ARGS, naming rules, and the JSON codec
  * ({@link io.jcni.spec.CniJson}) over the value model {@link io.jcni.spec.Json}.
  *
- * <h2>The JSON codec has no library underneath (a measured departure from ARCHITECTURE.md)</h2>
- * ARCHITECTURE.md puts the codec on jackson-core's streaming parser and generator. It now has its own strict reader
- * and writer instead ({@code io.jcni.spec.internal.JsonReader} and {@code JsonWriter}, about 600 lines), because the
+ * <h2>The JSON codec has no library underneath (measured; see docs/ARCHITECTURE.md, "The start-up budget")</h2>
+ * The codec began on jackson-core's streaming parser and generator. It now has its own strict reader and writer
+ * instead ({@code io.jcni.spec.internal.JsonReader} and {@code JsonWriter}, about 600 lines), because the
  * codec runs in every plugin exec and jackson-core's class initialization was the largest single cost of decoding a
  * plugin's stdin: its parser base class holds {@code BigDecimal} and {@code BigInteger} constants, whose first touch
  * initializes {@code BigInteger}'s parallel-multiplication support and with it {@code ForkJoinPool} (10-15 ms with C1

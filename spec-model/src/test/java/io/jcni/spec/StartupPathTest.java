@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Guards the plugin start-up budget (ARCHITECTURE.md): the codec runs in every plugin exec, where each first use of a
- * lambda, a string-concatenation indy or a type switch costs an invokedynamic bootstrap. Measured on this machine
+ * Guards the plugin start-up budget (docs/ARCHITECTURE.md): the codec runs in every plugin exec, where each first use
+ * of a lambda, a string-concatenation indy or a type switch costs an invokedynamic bootstrap. Measured on this machine
  * (JDK 25, no AOT cache, decode a chained-plugin stdin and print its prevResult): 212 ms with those constructs, 150 ms
  * without. Nor may the codec touch jackson-core outside the databind adapters: its class initialization cost 10-15 ms
  * per exec (see the package documentation). Record {@code equals}/{@code hashCode}/{@code toString} (ObjectMethods)

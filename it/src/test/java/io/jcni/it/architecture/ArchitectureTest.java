@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dependency table of ARCHITECTURE.md, checked on the compiled classes of every jcni module.
+ * The dependency table of docs/ARCHITECTURE.md, checked on the compiled classes of every jcni module.
  *
  * <p>Each module's classes are imported from where the module system resolved it (jar or classes directory), so the
  * rules see exactly what ships. Every rule comes with a positive control proving the importer would see a violation

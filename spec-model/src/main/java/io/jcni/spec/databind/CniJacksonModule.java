@@ -35,7 +35,8 @@ import java.io.IOException;
  * ({@link Result}, {@link LegacyResult}; the version comes from the document's {@code cniVersion}, absent meaning
  * 0.1.0 as in libcni), {@link CniError}, {@link VersionInfo}, and {@link CniVersion} and {@link IpPrefix} as strings.
  *
- * <p>Not for the plugin exec path: loading databind costs about 100 ms of start-up (see ARCHITECTURE.md).
+ * <p>Not for the plugin exec path: loading databind costs about 100 ms of start-up (see docs/ARCHITECTURE.md, "The
+ * start-up budget").
  */
 public final class CniJacksonModule extends SimpleModule {
     private static final long serialVersionUID = 1L;

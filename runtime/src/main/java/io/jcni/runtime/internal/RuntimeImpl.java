@@ -440,8 +440,9 @@ public final class RuntimeImpl implements CniRuntime {
     }
 
     /**
-     * ADD's stdout as a result of the network's version; output that is none fails as the call would (code 6 for
-     * output that does not decode, the conversion's code for a result that cannot be converted).
+     * ADD's stdout as a result of the network's version. Output that is not a result fails as a failed call does,
+     * with {@code context} (code 6 for output that does not decode, the conversion's code for a result that cannot be
+     * converted).
      */
     private static CniResult decodeResult(String context, PluginConfig plugin, byte[] out, CniVersion version)
             throws CniRuntimeException {

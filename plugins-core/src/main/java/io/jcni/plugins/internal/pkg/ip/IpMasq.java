@@ -60,7 +60,9 @@ import java.util.Set;
  * deleted, one rule per address. DEL ({@link #teardown}) deletes the attachment's rules by comment: idempotent, and it
  * needs no prevResult. CHECK ({@link #check}) requires a rule per prevResult address and the jump from
  * {@code postrouting}. GC ({@link #gc}) deletes the network's rules of attachments not in
- * {@code cni.dev/valid-attachments}. The table and its chains stay after the last DEL, as Go's do.
+ * {@code cni.dev/valid-attachments}. Unlike Go's, the last DEL also removes the table, in a transaction the kernel
+ * refuses if any other rule appeared meanwhile ({@code NftSteps.removeTableIfUnused}); Go's ADD re-creates the table
+ * and chains in its own transaction, so the two stay compatible.
  *
  * <p>{@code ipMasqBackend} ({@link #checkBackend}): Go's latest plugins take {@code "iptables"}, {@code "nftables"} or
  * none (then iptables unless only nftables is there). jcni writes nftables over netlink only, so all three get this
@@ -184,7 +186,8 @@ public final class IpMasq {
 
     /**
      * Go's {@code teardownIPMasqNFTables}: deletes the attachment's rules (comment prefix {@code NETHASH-IDHASH}) in
-     * one transaction. Nothing there (no table, no rule) is success.
+     * one transaction, then the table if no other attachment's rule is left. Nothing there (no table, no rule) is
+     * success.
      */
     public static void teardown(Namespace host, String network, String ifName, String containerId)
             throws CniException {
@@ -193,6 +196,7 @@ public final class IpMasq {
             NftablesHandle nft = host.nft();
             NftSteps.TaggedIn ours = new NftSteps.TaggedIn(INET, TABLE, List.of(CHECKS), prefix, true);
             NftSteps.deleteAll(nft, ours.rules(nft), ours, "failed to delete the masquerade rules of " + containerId);
+            NftSteps.removeTableIfUnused(nft, INET, TABLE, List.of(POSTROUTING, CHECKS), Set.of(""));
         } catch (KernelException e) {
             throw NetErrors.failure("failed to delete the masquerade rules of " + containerId, e);
         }
@@ -242,8 +246,9 @@ public final class IpMasq {
 
     /**
      * Go's {@code gcIPMasqNFTables}: deletes the rules of {@code network} (comment prefix {@code NETHASH}) whose
-     * comment is not that of an attachment in {@code cni.dev/valid-attachments}, in one transaction. Refused (code 7,
-     * nothing deleted) when the key is missing: a missing list must not read as "nothing is valid".
+     * comment is not that of an attachment in {@code cni.dev/valid-attachments}, in one transaction, then the table if
+     * nothing is left in it. Refused (code 7, nothing deleted) when the key is missing: a missing list must not read
+     * as "nothing is valid".
      */
     public static void gc(Namespace host, CniRequest request) throws CniException {
         String network = request.config().name();
@@ -258,6 +263,7 @@ public final class IpMasq {
                 }
             }
             NftSteps.deleteAll(nft, stale, new Stale(network, valid), "failed to collect masquerade rules");
+            NftSteps.removeTableIfUnused(nft, INET, TABLE, List.of(POSTROUTING, CHECKS), Set.of(""));
         } catch (KernelException e) {
             throw NetErrors.failure("failed to collect masquerade rules of " + network, e);
         }

@@ -72,6 +72,9 @@ class IpMasqTest {
             IpMasq.teardown(w.host, "net1", "eth0", "ctr1");
             assertThat(nft.rules(INET, IpMasq.TABLE, "masq_checks")).extracting(Rule::comment).containsExactly(c2);
             IpMasq.check(w.host, addresses("10.88.0.6/16"), "net1", "eth0", "ctr2");
+            IpMasq.teardown(w.host, "net1", "eth0", "ctr2");
+            assertThat(nft.tables()).as("the last DEL removes the table").isEmpty();
+            IpMasq.teardown(w.host, "net1", "eth0", "ctr2");
         }
     }
 

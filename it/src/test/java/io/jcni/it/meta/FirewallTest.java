@@ -218,7 +218,7 @@ class FirewallTest {
                 + "[{\"address\":\"10.216.63.2/24\"}]}";
         String base = "{\"cniVersion\":\"1.0.0\",\"name\":\"" + NETWORK + "\",\"type\":\"firewall\"";
         CniExec.Outcome missing = firewall().add(base + "}", c1.path(), "fw-bad", "eth0");
-        assertThat(missing.code()).isEqualTo(999);
+        assertThat(missing.code()).isEqualTo(7);
         assertThat(missing.msg()).isEqualTo("missing prevResult from earlier plugin");
         CniExec.Outcome spaces = firewall().add(base + ",\"iptablesAdminChainName\":\"MY ADMIN\"" + prev + "}",
                 c1.path(), "fw-bad", "eth0");

@@ -41,15 +41,15 @@ record FirewallConfig(String backend, String adminChain, String firewalldZone, S
     }
 
     /**
-     * ADD's and CHECK's configuration, every refusal before any side effect: a missing prevResult is Go's error and
-     * code (999, "missing prevResult from earlier plugin"); {@code backend: "firewalld"} is code 2; a bad chain name
+     * ADD's and CHECK's configuration, every refusal before any side effect: a missing prevResult is Go's text with code 7
+     * (invalid network config; Go's skel makes it 999), as portmap's; {@code backend: "firewalld"} is code 2; a bad chain name
      * or an unknown ingress policy code 7; with an isolating policy, a prevResult without a first interface (the
      * bridge) is Go's error.
      */
     static FirewallConfig forAdd(CniRequest request) throws CniException {
         FirewallConfig conf = load(request, true);
         if (conf.prevResult == null) {
-            throw new CniException(CniError.INTERNAL, "missing prevResult from earlier plugin",
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "missing prevResult from earlier plugin",
                     "firewall is a chained plugin: it runs after a plugin (bridge, ptp) that set up the addresses");
         }
         if (conf.backend.equals("firewalld")) {

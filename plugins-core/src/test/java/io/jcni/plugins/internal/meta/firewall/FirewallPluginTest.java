@@ -42,7 +42,7 @@ class FirewallPluginTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-        missing prevResult is Go's error and code|,"backend":""|999|missing prevResult from earlier plugin
+        missing prevResult is Go's text with code 7|,"backend":""|7|missing prevResult from earlier plugin
         firewalld is refused|,"backend":"firewalld",PREV|2|backend "firewalld" is not supported
         admin chain with a space|,"iptablesAdminChainName":"MY ADMIN",PREV|7|iptablesAdminChainName: invalid chain name "MY ADMIN"
         admin chain with a quote|,"iptablesAdminChainName":"MY\\"ADMIN",PREV|7|iptablesAdminChainName: invalid chain name "MY"ADMIN"
@@ -65,7 +65,7 @@ class FirewallPluginTest {
     @Test
     void checkNeedsThePrevResultToo() throws Exception {
         CniError error = call("CHECK", conf("1.0.0", ",\"backend\":\"\"")).error();
-        assertThat(error.code()).isEqualTo(CniError.INTERNAL);
+        assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
         assertThat(error.msg()).isEqualTo("missing prevResult from earlier plugin");
     }
 

@@ -23,6 +23,7 @@ import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
+import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.util.ArrayList;
 import java.util.List;
@@ -242,7 +243,7 @@ public final class VrfPlugin implements CniPlugin {
             }
         }
         throw new CniException(CniError.INTERNAL, "failed getting local/host addresses for " + link.name()
-                + " in table " + table + " with dst " + address.address().getHostAddress() + "/128");
+                + " in table " + table + " with dst " + IpText.format(address.address()) + "/128");
     }
 
     /**

@@ -75,7 +75,7 @@ record BandwidthConfig(Shaping ingress, Shaping egress) {
         checkRateAndBurst(source, "ingress", ingressRate, ingressBurst);
         checkRateAndBurst(source, "egress", egressRate, egressBurst);
         TcClock clock = null;
-        if ((ingressRate != 0 || egressRate != 0)) {
+        if (ingressRate != 0 || egressRate != 0) {
             try {
                 clock = TcClock.system();
             } catch (KernelException e) {

@@ -58,8 +58,18 @@ public final class SbrPlugin implements CniPlugin {
 
     /** The configuration: Go's {@code table}, null when absent. */
     record Config(Integer table) {
+        /** ADD's and CHECK's: a table from 1 up (the kernel would pick an empty table for 0 and refuse negatives). */
         static Config load(CniRequest request) throws CniException {
             Optional<Long> table = request.config().node().integer("table", 1, Integer.MAX_VALUE);
+            return new Config(table.isEmpty() ? null : Integer.valueOf((int) table.get().longValue()));
+        }
+
+        /**
+         * DEL's: any integer, so that a configuration ADD refused never blocks its DEL (a table no rule has simply
+         * matches nothing, as in Go).
+         */
+        static Config forDel(CniRequest request) throws CniException {
+            Optional<Long> table = request.config().node().integer("table", Integer.MIN_VALUE, Integer.MAX_VALUE);
             return new Config(table.isEmpty() ? null : Integer.valueOf((int) table.get().longValue()));
         }
     }
@@ -285,7 +295,7 @@ public final class SbrPlugin implements CniPlugin {
 
     @Override
     public void del(CniRequest request) throws CniException {
-        Config conf = Config.load(request);
+        Config conf = Config.forDel(request);
         Optional<Namespace> found = Namespace.containerIfPresent(request.netns());
         if (found.isEmpty()) {
             return;

@@ -194,6 +194,7 @@ class SbrPluginTest {
         assertThat(table.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
         assertThat(table.msg()).isEqualTo("table: 0 out of range 1-2147483647");
         assertThat(rules()).isEmpty();
+        call("DEL", conf(",\"table\":0", ETH0_IP)).ok();
     }
 
     @Test

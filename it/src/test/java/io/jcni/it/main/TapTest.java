@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * jcni's tap run by Go libcni, read back with {@code ip -d -j link}. Debian's Go plugins (1.1.1) have no tap (it came
- * in 1.2.0), so the reference is what the latest Go source (1.9.1) does, reproduced with the tool it runs: without
+ * in 1.3.0), so the reference is what the latest Go source (1.9.1) does, reproduced with the tool it runs: without
  * both owner and group it execs {@code ip tuntap add mode tap ...}; with both it creates the device through netlink
  * with a virtio-net header and, unless multi-queue, packet information, which {@code ip tuntap add ... vnet_hdr [pi]}
  * makes too. The plugin touches only the container's namespace, so libcni runs in this JVM's (the host-state guard

@@ -199,7 +199,7 @@ class SbrTest {
         assertThat(rules(theirs)).noneMatch(r -> r.contains(theirAddress));
     }
 
-    /** {@code table}: a rule to that table only, the main table untouched (Go's 1.4.0+, not in Debian's 1.1.1). */
+    /** {@code table}: a rule to that table only, the main table untouched (Go's 1.6.0+, not in Debian's 1.1.1). */
     @Test
     void withTableOnlyTheRuleIsAdded() throws Exception {
         TestNetns container = host.container();

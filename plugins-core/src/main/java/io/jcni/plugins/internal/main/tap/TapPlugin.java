@@ -37,7 +37,7 @@ import java.util.Optional;
 /**
  * The {@code tap} plugin: a persistent TAP device named CNI_IFNAME in the container's namespace (for a VM monitor or
  * user-space stack to attach to), optionally a port of a bridge there, with addresses from IPAM or none (layer 2).
- * Go's tap plugin is newer than Debian's reference plugins (it appeared in containernetworking/plugins 1.2.0; 1.1.1
+ * Go's tap plugin is newer than Debian's reference plugins (it appeared in containernetworking/plugins 1.3.0; 1.1.1
  * has none), so jcni follows the latest release's source (1.9.1), read, not run.
  *
  * <p>Keys, Go's: {@code mac} (overridden by CNI_ARGS {@code MAC}, then by the {@code mac} capability), {@code mtu}

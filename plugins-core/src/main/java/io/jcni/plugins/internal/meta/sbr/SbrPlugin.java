@@ -32,7 +32,7 @@ import java.util.Optional;
  * The {@code sbr} meta plugin (source-based routing), chained after the plugin that configured CNI_IFNAME: traffic
  * from each of the interface's addresses is routed by a table of its own, so that a multi-homed container answers
  * through the interface a request came in on. As Go's sbr (containernetworking/plugins 1.1.1; {@code table} from
- * 1.4.0), in the container's namespace, holding Go's lock (an exclusive {@code flock} on the namespace: Go's sbr and
+ * 1.6.0), in the container's namespace, holding Go's lock (an exclusive {@code flock} on the namespace: Go's sbr and
  * jcni's serialize against each other):
  *
  * <p>Without {@code table}: the first table from 100 up that no rule uses (Go's {@code getNextTableID}, which also

@@ -9,7 +9,8 @@
 # 3. Creates a network namespace that plays the host (bridges, host-side veths and forwarding sysctls live there) and
 #    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, Go and jcni
 #    alternating in every round: VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16;
-#    bridge + host-local ADD/DEL; a bridge -> tuning chain run by jcni's runtime CLI with Go's and with jcni's plugins;
+#    bridge + host-local ADD/DEL; a bridge -> tuning chain and a bridge -> bandwidth chain run by jcni's runtime CLI
+#    with Go's and with jcni's plugins;
 #    runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each
 #    exec from wait4.
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
@@ -24,7 +25,8 @@
 #   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
-#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,runtime (the default)
+#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,bandwidth,runtime (the
+#                    default)
 #                    and the extras ptp,bridge-static
 #   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
@@ -40,7 +42,7 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts=''
-suites=version,host-local,host-local-90,bridge,chain,runtime
+suites=version,host-local,host-local-90,bridge,chain,bandwidth,runtime
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -91,6 +93,7 @@ set +e
 set -e
 java=$JAVA_HOME/bin/java
 for f in "$root/dist/bin/jcni" "$root/dist/cni/bin/host-local" "$root/dist/cni/bin/bridge" "$root/dist/cni/bin/tuning" \
+         "$root/dist/cni/bin/bandwidth" /usr/lib/cni/bandwidth \
          /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning "$gobin/libcni-driver" \
          "$gobin/trivial-plugin"; do
   [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
@@ -134,8 +137,8 @@ before=$(snapshot)
 # Lines of a snapshot difference this script could have caused: its namespaces, the links its plugins create
 # (bridges named after the namespaces, veth<hex> host ends), their addresses and routes (10.211-213.x, 10.220.x),
 # sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
-links="(veth|bridge-|bstatic-|ptp-|chain-|jcni-bjmh)"
-ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|220)\.))"
+links="(veth|bridge-|bstatic-|ptp-|chain-|bw-|bwp|jcni-bjmh)"
+ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|22[01])\.))"
 
 # host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
 # difference and returns 1 (only other programs' changes) or 2 (changes this script could have made). A difference

@@ -5,7 +5,7 @@ every raw sample to a JSON file. Statistics, targets and the report are report.p
     measure.py namespaces --suites LIST          the container namespaces the suites need (suffixes, one a line)
     measure.py run --out FILE [options]          measure; run it inside the bench "host" namespace (ip netns exec)
 
-How one exec is timed (suites version, host-local, host-local-90, bridge, chain, ptp, bridge-static): posix_spawn of
+How one exec is timed (suites version, host-local, host-local-90, bridge, chain, bandwidth, ptp, bridge-static): posix_spawn of
 the executable with the environment and stdin a runtime gives a plugin (stdout and stderr to files), then wait4; wall
 time from just before the spawn to the reaped exit, CPU time (user + system) and peak RSS (ru_maxrss: the largest
 process of the exec's tree, e.g. a plugin and the IPAM plugin it execs) from the child's rusage. A failed exec (exit
@@ -37,10 +37,11 @@ NAMESPACES = {
     "bridge-static": ["bstatic-go", "bstatic-jcni"],
     "ptp": ["ptp-go", "ptp-jcni"],
     "chain": ["chain-go", "chain-jcni"],
+    "bandwidth": ["bw-go", "bw-jcni"],
 }
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
 SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213}
-DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "runtime"]
+DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "bandwidth", "runtime"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -265,30 +266,46 @@ class Measure:
 
     def chain(self):
         """bridge (host-local) -> tuning, run by jcni's runtime CLI: once with Go's plugins, once with jcni's."""
+        def tuning(side):
+            return {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
+                    "dataDir": os.path.join(self.work, f"chain-{side}-tuning")}
+        self.runtime_chain("chain", "chain", 220, tuning, "")
+
+    def bandwidth(self):
+        """bridge (host-local) -> bandwidth (8 Mbit/s each way: a tbf on the host end, an ifb with its own tbf), run
+        by jcni's runtime CLI: once with Go's plugins, once with jcni's. DEL removes the ifb (and the bridge's DEL the
+        veth with its qdiscs), so every round starts from the same state."""
+        def bandwidth(side):
+            return {"type": "bandwidth", "ingressRate": 8000000, "ingressBurst": 80000, "egressRate": 8000000,
+                    "egressBurst": 80000}
+        self.runtime_chain("bandwidth", "bw", 221, bandwidth, "bandwidth ")
+
+    def runtime_chain(self, suite, prefix, octet, second, what):
+        """A bridge (host-local) -> `second` list run by jcni's runtime CLI, with Go's plugins and with jcni's."""
         confdir = os.path.join(self.work, "netconf")
         os.makedirs(confdir, exist_ok=True)
         variants = {}
         for i, side in enumerate(("go", "jcni")):
-            name = f"chain-{side}"
+            name = f"{prefix}-{side}"
             write(os.path.join(confdir, f"{name}.conflist"), json.dumps({
                 "cniVersion": "1.0.0", "name": name, "plugins": [
-                    {"type": "bridge", "bridge": f"chain-{side}", "isGateway": True,
-                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"chain-{side}-ipam"),
-                              "ranges": [[{"subnet": f"10.220.{i + 1}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
-                    {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
-                     "dataDir": os.path.join(self.work, f"chain-{side}-tuning")}]}))
+                    {"type": "bridge", "bridge": f"{prefix}-{side}", "isGateway": True,
+                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"{prefix}-{side}-ipam"),
+                              "ranges": [[{"subnet": f"10.{octet}.{i + 1}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+                    second(side)]}))
             plugins = self.go if side == "go" else self.dist
             argv = [self.jcni_cli, "--conf-dir", confdir, "--cache-dir", os.path.join(self.work, "cache"),
                     "--cni-path", plugins, "--container-id", f"bench-{side}"]
             env = self.env()
             empty = write(os.path.join(self.work, "empty"), "")
-            ns = self.netns(NAMESPACES["chain"][i])
+            ns = self.netns(NAMESPACES[suite][i])
             variants[side] = (
-                Variant(f"jcni runtime, {side} plugins: ADD", side, argv + ["add", name, ns], env, empty, has_ip),
-                Variant(f"jcni runtime, {side} plugins: DEL", side, argv + ["del", name, ns], env, empty))
+                Variant(f"jcni runtime, {side} plugins: {what}ADD", side, argv + ["add", name, ns], env, empty,
+                        has_ip),
+                Variant(f"jcni runtime, {side} plugins: {what}DEL", side, argv + ["del", name, ns], env, empty))
         steps = [(variants["go"][0], variants["jcni"][0]), (variants["go"][1], variants["jcni"][1])]
-        self.rounds("chain", steps, self.a.n, self.a.warmup)
-        self.save("chain", [v for pair in steps for v in pair])
+        self.rounds(suite, steps, self.a.n, self.a.warmup)
+        self.save(suite, [v for pair in steps for v in pair])
 
     def runtime(self):
         """Runtime exec overhead: Go libcni vs jcni's CniRuntime execing the same trivial Go plugin."""
@@ -366,6 +383,8 @@ class Measure:
                 self.interface(suite, "ptp", "host-local")
             elif suite == "chain":
                 self.chain()
+            elif suite == "bandwidth":
+                self.bandwidth()
             elif suite == "runtime":
                 self.runtime()
         return {"started": started, "finished": time.time(), "n": self.a.n, "n_full": self.a.n_full,

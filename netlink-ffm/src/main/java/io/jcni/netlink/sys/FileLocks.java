@@ -1,6 +1,7 @@
 package io.jcni.netlink.sys;
 
 import io.jcni.netlink.KernelException;
+import io.jcni.netlink.NetNs;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.internal.ffm.Syscalls;
 import io.jcni.netlink.internal.wire.Errno;
@@ -101,6 +102,44 @@ public final class FileLocks {
         }
         Syscalls.close(fd);
         return Optional.empty();
+    }
+
+    /**
+     * {@code flock -x} on a network namespace (its nsfs file): waits until no one else holds it, then takes it. Go's sbr
+     * plugin serializes its calls on one container this way (it locks the CNI_NETNS path with {@code flock}); every
+     * path to a namespace ({@code /run/netns/NAME}, {@code /proc/PID/ns/net}) is the same nsfs inode, so this lock and
+     * Go's exclude each other, whichever path each side opened.
+     *
+     * <p>The namespace is opened again through {@code /proc/self/fd} (a new open file description: locks of this
+     * process exclude each other as well, and closing {@code netns} does not release it). Blocking as
+     * {@link #exclusive(Path)}.
+     */
+    public static ExclusiveLock exclusive(NetNs netns) {
+        Path path = Path.of("/proc/self/fd/" + netns.fd());
+        int fd;
+        try {
+            fd = Syscalls.open(path.toString(), LibcH.O_RDONLY, 0);
+        } catch (NetlinkException e) {
+            throw failure(e, netns.path(), null);
+        }
+        try {
+            if (Thread.currentThread().isVirtual()) {
+                long sleepMillis = 1;
+                while (!Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, netns.path().toString())) {
+                    sleep(sleepMillis);
+                    sleepMillis = Math.min(20, sleepMillis * 2);
+                }
+            } else {
+                Syscalls.flock(fd, LibcH.LOCK_EX, netns.path().toString());
+            }
+            return new ExclusiveLock(netns.path(), fd);
+        } catch (NetlinkException e) {
+            Syscalls.close(fd);
+            throw failure(e, netns.path(), null);
+        } catch (RuntimeException | Error e) {
+            Syscalls.close(fd);
+            throw e;
+        }
     }
 
     private static int openLockFile(Path path) {

@@ -130,4 +130,30 @@ class FileLocksTest {
         held.close();
         assertThat(flockNonBlocking(lock)).isZero();
     }
+    /**
+     * The lock Go's sbr takes ({@code flock} on its CNI_NETNS path) and ours on the same namespace exclude each other,
+     * whichever path each side opened: one nsfs inode per namespace.
+     */
+    @Test
+    void aNamespaceLockExcludesFlockOnItsPathAndAnotherOpeningOfIt() throws Exception {
+        try (io.jcni.netlink.TestNamespace t = io.jcni.netlink.TestNamespace.create()) {
+            Path named = Path.of("/run/netns", t.name);
+            CountDownLatch acquired = new CountDownLatch(1);
+            Thread waiter;
+            try (FileLocks.ExclusiveLock held = FileLocks.exclusive(t.ns)) {
+                assertThat(held.path()).isEqualTo(named);
+                assertThat(flockNonBlocking(named)).as("flock -n on /run/netns/NAME while we hold it").isEqualTo(1);
+                waiter = Thread.ofPlatform().start(() -> {
+                    try (io.jcni.netlink.NetNs again = io.jcni.netlink.NetNs.open(Path.of("/proc/self/fd/"
+                            + t.ns.fd())); FileLocks.ExclusiveLock _ = FileLocks.exclusive(again)) {
+                        acquired.countDown();
+                    }
+                });
+                assertThat(acquired.await(200, TimeUnit.MILLISECONDS)).as("another opening waits").isFalse();
+            }
+            assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
+            waiter.join();
+            assertThat(flockNonBlocking(named)).as("released").isZero();
+        }
+    }
 }

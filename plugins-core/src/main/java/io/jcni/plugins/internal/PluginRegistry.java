@@ -9,9 +9,13 @@ import io.jcni.plugins.internal.main.ipvlan.IpvlanPlugin;
 import io.jcni.plugins.internal.main.loopback.LoopbackPlugin;
 import io.jcni.plugins.internal.main.macvlan.MacvlanPlugin;
 import io.jcni.plugins.internal.main.ptp.PtpPlugin;
+import io.jcni.plugins.internal.main.tap.TapPlugin;
 import io.jcni.plugins.internal.main.vlan.VlanPlugin;
 import io.jcni.plugins.internal.meta.firewall.FirewallPlugin;
+import io.jcni.plugins.internal.meta.bandwidth.BandwidthPlugin;
+import io.jcni.plugins.internal.meta.sbr.SbrPlugin;
 import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
+import io.jcni.plugins.internal.meta.vrf.VrfPlugin;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
@@ -28,14 +32,14 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bridge", "dummy", "firewall", "host-device", "host-local",
-            "ipvlan", "loopback", "macvlan", "ptp", "static", "tuning", "vlan");
+    public static final List<String> TYPES = List.of("bandwidth", "bridge", "dummy", "firewall", "host-device",
+            "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "static", "tap", "tuning", "vlan", "vrf");
 
     /**
      * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall: nf_tables).
      */
-    private static final List<String> NETLINK_TYPES = List.of("bridge", "dummy", "firewall", "host-device",
-            "host-local", "ipvlan", "loopback", "macvlan", "ptp", "tuning", "vlan");
+    private static final List<String> NETLINK_TYPES = List.of("bandwidth", "bridge", "dummy", "firewall",
+            "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "tap", "tuning", "vlan", "vrf");
 
     /**
      * AOT cache of every plugin's VERSION answer and about text; launchers use it for those calls (see
@@ -78,6 +82,9 @@ public final class PluginRegistry {
     public static Skel skel(String type) {
         Skel skel;
         switch (type) {
+            case "bandwidth":
+                skel = Skel.of(type, new BandwidthPlugin(), CniVersion.SUPPORTED);
+                break;
             case "bridge":
                 skel = Skel.of(type, new BridgePlugin(), CniVersion.SUPPORTED);
                 break;
@@ -108,11 +115,20 @@ public final class PluginRegistry {
             case "ptp":
                 skel = Skel.of(type, new PtpPlugin(), CniVersion.SUPPORTED);
                 break;
+            case "sbr":
+                skel = Skel.of(type, new SbrPlugin(), CniVersion.SUPPORTED);
+                break;
             case "static":
                 skel = Skel.of(type, new StaticPlugin(), CniVersion.SUPPORTED);
                 break;
+            case "tap":
+                skel = Skel.of(type, new TapPlugin(), CniVersion.SUPPORTED);
+                break;
             case "tuning":
                 skel = Skel.of(type, new TuningPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "vrf":
+                skel = Skel.of(type, new VrfPlugin(), CniVersion.SUPPORTED);
                 break;
             default:
                 return null;

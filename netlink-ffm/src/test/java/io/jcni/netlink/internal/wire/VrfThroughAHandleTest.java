@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.Route;
 import io.jcni.netlink.internal.rtnl.HandleImpl;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HexFormat;
@@ -56,6 +58,34 @@ class VrfThroughAHandleTest {
                 28000000 1000 0500 00000000 00000000   # RTM_NEWLINK, REQUEST|ACK: ip link set dev <5> master <9>
                 00 00 0000 05000000 00000000 00000000  # ifinfomsg: index 5
                 0800 0a00 09000000                     # IFLA_MASTER 9
+                """));
+    }
+
+    /**
+     * The vrf plugin's other requests: a saved route replaced into the VRF's table (above 255, so in
+     * {@code RTA_TABLE}, the {@code rtmsg} table 0) and DEL's release of the port ({@code IFLA_MASTER 0}).
+     */
+    @Test
+    void aRouteMovedIntoTheVrfTableAndThePortReleasedAreTheseBytes() throws Exception {
+        FakeTransport kernel = new FakeTransport();
+        kernel.responder = request -> List.of(Replies.ack(Replies.seq(request)));
+        try (HandleImpl nl = new HandleImpl(kernel)) {
+            nl.replaceRoute(Route.to(InetAddress.ofLiteral("10.7.0.0"), 24).via(InetAddress.ofLiteral("10.7.0.1"))
+                    .dev(5).table(1001));
+            nl.setNoMaster(5);
+        }
+        assertThat(sent(kernel.sent.get(0))).isEqualTo(hex("""
+                3c000000 1800 0505 00000000 00000000   # RTM_NEWROUTE, REQUEST|ACK|REPLACE|CREATE
+                02 18 00 00 00 03 00 01 00000000       # rtmsg: AF_INET /24, table 0 (in RTA_TABLE), boot, universe
+                0800 0100 0a070000                     # RTA_DST 10.7.0.0
+                0800 0f00 e9030000                     # RTA_TABLE 1001
+                0800 0500 0a070001                     # RTA_GATEWAY 10.7.0.1
+                0800 0400 05000000                     # RTA_OIF 5
+                """));
+        assertThat(sent(kernel.sent.get(1))).isEqualTo(hex("""
+                28000000 1000 0500 00000000 00000000   # RTM_NEWLINK, REQUEST|ACK: ip link set dev <5> nomaster
+                00 00 0000 05000000 00000000 00000000  # ifinfomsg: index 5
+                0800 0a00 00000000                     # IFLA_MASTER 0
                 """));
     }
 

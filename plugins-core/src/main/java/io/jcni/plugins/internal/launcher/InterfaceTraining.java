@@ -11,9 +11,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The AOT training of the interface plugins (bridge, ptp) and of firewall: their real ADD, CHECK and DEL, so that the
- * cache holds their classes and the netlink paths they use (veth and bridge creation, batches, routes, sysctls in
- * another namespace, in-process IPAM delegation, nf_tables transactions for ipMasq, macspoofchk and firewall).
+ * The AOT training of the interface plugins (bridge, ptp, tap) and of the meta plugins chained after them (firewall,
+ * bandwidth, sbr, vrf): their real ADD, CHECK and DEL, so that the cache holds their classes and the netlink paths
+ * they use (veth, bridge and TAP creation, batches, routes, rules, tc, sysctls in another namespace, in-process IPAM
+ * delegation, nf_tables transactions for ipMasq, macspoofchk and firewall).
  *
  * <p>Nothing touches the build host: the whole run happens on a thread inside a fresh anonymous namespace that stands
  * in for the host (a plugin's "host" is the namespace of the thread it runs on), with a second one as the container.
@@ -73,6 +74,9 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwxr-xr-x"));
         cycle("bridge", "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ex\",\"type\":\"bridge\",\"bridge\":\"aot-br2\","
                 + "\"isGateway\":true,\"ipam\":{\"type\":\"aot-exec-ipam\"}}", bin, "eth5");
+        chained(bin);
+        tap(bin);
+        vrf(bin);
         return null;
     }
 
@@ -106,6 +110,68 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         training.call("firewall", env("GC", bin, "eth0"), firewall + "\"cni.dev/valid-attachments\":[]}", 0);
         training.call("firewall", env("STATUS", bin, "eth0"), firewall + "\"x\":0}", 0);
         training.call("firewall", env("ADD", bin, "eth0"), firewall + "\"x\":0}", 1);
+    }
+
+    /**
+     * The meta plugins after a bridge, as a conflist runs them: bandwidth (ADD, CHECK, DEL twice, GC, STATUS, a refused
+     * configuration), sbr with and without {@code table} (ADD, CHECK, DEL), each given the previous plugin's result.
+     */
+    private void chained(Path bin) {
+        String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"bridge\",\"bridge\":"
+                + "\"aot-br3\",\"isDefaultGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":"
+                + "\"10.99.3.5/24\",\"gateway\":\"10.99.3.1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}";
+        String bridged = training.call("bridge", env("ADD", bin, "eth9"), bridge, 0);
+        String bandwidth = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"bandwidth\","
+                + "\"ingressRate\":8000000,\"ingressBurst\":80000,\"egressRate\":8000000,\"egressBurst\":80000}";
+        String shaped = training.call("bandwidth", env("ADD", bin, "eth9"), withPrev(bandwidth, bridged), 0);
+        training.call("bandwidth", env("CHECK", bin, "eth9"), withPrev(bandwidth, shaped), 0);
+        String sbr = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"sbr\"}";
+        training.call("sbr", env("ADD", bin, "eth9"), withPrev(sbr, shaped), 0);
+        training.call("sbr", env("CHECK", bin, "eth9"), withPrev(sbr, shaped), 0);
+        training.call("sbr", env("DEL", bin, "eth9"), withPrev(sbr, shaped), 0);
+        String sbrTable = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"sbr\",\"table\":300}";
+        training.call("sbr", env("ADD", bin, "eth9"), withPrev(sbrTable, shaped), 0);
+        training.call("sbr", env("DEL", bin, "eth9"), withPrev(sbrTable, shaped), 0);
+        training.call("bandwidth", env("DEL", bin, "eth9"), withPrev(bandwidth, shaped), 0);
+        training.call("bandwidth", env("DEL", bin, "eth9"), withPrev(bandwidth, shaped), 0);
+        training.call("bandwidth", env("GC", bin, ""), bandwidth.substring(0, bandwidth.length() - 1)
+                + ",\"cni.dev/valid-attachments\":[]}", 0);
+        training.call("bandwidth", env("STATUS", bin, ""), bandwidth, 0);
+        training.call("bandwidth", env("ADD", bin, "eth9"), withPrev(bandwidth.replace("8000000,\"ingressBurst",
+                "-1,\"ingressBurst"), bridged), 1);
+        training.call("bridge", env("DEL", bin, "eth9"), bridge, 0);
+    }
+
+    /** tap in the container: layer 2 with Go's netlink flags (ADD, CHECK, DEL twice), with IPAM, a refused mode. */
+    private void tap(Path bin) {
+        String layer2 = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-tap\",\"type\":\"tap\",\"mtu\":1400,"
+                + "\"mac\":\"02:00:00:aa:bb:cc\",\"multiQueue\":true,\"owner\":0,\"group\":0}";
+        String added = training.call("tap", env("ADD", bin, "tap7"), layer2, 0);
+        training.call("tap", env("CHECK", bin, "tap7"), withPrev(layer2, added), 0);
+        training.call("tap", env("DEL", bin, "tap7"), layer2, 0);
+        training.call("tap", env("DEL", bin, "tap7"), layer2, 0);
+        cycle("tap", "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-tap\",\"type\":\"tap\",\"ipam\":{\"type\":"
+                + "\"static\",\"addresses\":[{\"address\":\"10.99.4.5/24\",\"gateway\":\"10.99.4.1\"}]}}", bin, "tap8");
+        training.call("tap", env("ADD", bin, "tap9"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-tap\","
+                + "\"type\":\"tap\",\"mode\":\"tun\"}", 1);
+    }
+
+    /** vrf: ADD and STATUS answer by the kernel (code 50 without CONFIG_NET_VRF), DEL either way. */
+    private void vrf(Path bin) {
+        String vrf = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-vrf\",\"type\":\"vrf\",\"vrfname\":\"aot-vrf0\","
+                + "\"prevResult\":{\"cniVersion\":\"1.1.0\"}}";
+        String tap = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-vrf\",\"type\":\"tap\"}";
+        training.call("tap", env("ADD", bin, "vrf1"), tap, 0);
+        training.call("vrf", env("ADD", bin, "vrf1"), vrf, AotTraining.ANY_STATUS);
+        training.call("vrf", env("CHECK", bin, "vrf1"), vrf, AotTraining.ANY_STATUS);
+        training.call("vrf", env("STATUS", bin, ""), vrf, AotTraining.ANY_STATUS);
+        training.call("vrf", env("DEL", bin, "vrf1"), vrf, 0);
+        training.call("tap", env("DEL", bin, "vrf1"), tap, 0);
+    }
+
+    /** {@code conf} (a JSON object) with {@code prevResult} set to {@code result}. */
+    private static String withPrev(String conf, String result) {
+        return conf.substring(0, conf.length() - 1) + ",\"prevResult\":" + result.strip() + "}";
     }
 
     private void cycle(String type, String conf, Path bin, String ifName) {

@@ -30,6 +30,10 @@ public final class KernelSupport {
                 return "CONFIG_DUMMY";
             case "macvlan":
                 return "CONFIG_MACVLAN";
+            case "vrf":
+                return "CONFIG_NET_VRF";
+            case "ifb":
+                return "CONFIG_IFB";
             default:
                 return "support for " + kind + " links";
         }
@@ -63,9 +67,18 @@ public final class KernelSupport {
         Netlink.checkAvailable();
         try (NetNs probe = NetNs.create();
                 NetlinkHandle nl = Netlink.open(probe)) {
-            if (kind.equals("dummy")) {
-                nl.addDummy(LinkAttrs.named("probe0"));
-                return;
+            switch (kind) {
+                case "dummy":
+                    nl.addDummy(LinkAttrs.named("probe0"));
+                    return;
+                case "ifb":
+                    nl.addIfb(LinkAttrs.named("probe0"));
+                    return;
+                case "vrf":
+                    nl.addVrf(LinkAttrs.named("probe0"), 1);
+                    return;
+                default:
+                    break;
             }
             nl.addVeth(LinkAttrs.named("lower0"), LinkAttrs.named("lower1"));
             int lower = nl.link("lower0").index();

@@ -118,7 +118,7 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
      */
     private void chained(Path bin) {
         String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"bridge\",\"bridge\":"
-                + "\"aot-br3\",\"isDefaultGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":"
+                + "\"aot-br4\",\"isDefaultGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":"
                 + "\"10.99.3.5/24\",\"gateway\":\"10.99.3.1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}";
         String bridged = training.call("bridge", env("ADD", bin, "eth9"), bridge, 0);
         String bandwidth = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"bandwidth\","

@@ -28,7 +28,11 @@ import java.util.Optional;
  * Results to and from JSON, per version, in the shape of libcni's types (field names, order, omitted empty fields).
  *
  * <p>Decoding reads the fields the result's version defines and ignores the rest, as a per-version Go type would;
- * invalid values are code 6 (the result cannot be decoded), version problems code 1.
+ * invalid values are code 6 (the result cannot be decoded), version problems code 1. Two things libcni 1.1.2 accepts
+ * although the spec does not allow them are accepted too, so that a runtime never fails a container a Go runtime
+ * starts: an {@code ips[].interface} that is not an index of {@code interfaces} (negative, or past the end) is kept as
+ * it is, and a 0.3.x/0.4.0 {@code ips[].version} that contradicts the address is read as the address's family (the
+ * model derives it from the address). Each is reported to the caller's warning list when there is one.
  */
 public final class ResultCodec {
     private static final int DECODE = CniError.DECODING_FAILURE;
@@ -52,6 +56,15 @@ public final class ResultCodec {
      * {@code expected}, a missing {@code cniVersion} means 0.1.0 (libcni's DecodeVersion).
      */
     public static CniResult decode(JsonObject json, CniVersion expected, String path) throws CniException {
+        return decode(json, expected, path, null);
+    }
+
+    /**
+     * As {@link #decode(JsonObject, CniVersion, String)}, adding to {@code warnings} (when not null) one line for each
+     * value accepted only because libcni accepts it (see the class comment).
+     */
+    public static CniResult decode(JsonObject json, CniVersion expected, String path, List<String> warnings)
+            throws CniException {
         ConfigNode root = ConfigNode.at(json, path, DECODE);
         String versionPath = child(path, "cniVersion");
         if (expected != null && !expected.isSupported()) {
@@ -89,12 +102,13 @@ public final class ResultCodec {
             if (version.before(CniVersion.V1_0_0)) {
                 Optional<String> ipVersion = node.string("version");
                 String family = address.isIpv4() ? "4" : "6";
-                if (ipVersion.isPresent() && !ipVersion.get().equals(family)) {
-                    throw new CniException(DECODE, child(node.path(), "version") + ": \"" + ipVersion.get()
-                            + "\" does not match the address " + address + " (expected \"" + family + "\")");
+                if (ipVersion.isPresent() && !ipVersion.get().equals(family) && warnings != null) {
+                    warnings.add(child(node.path(), "version") + ": \"" + ipVersion.get()
+                            + "\" contradicts the address " + address + ": read as \"" + family + "\"");
                 }
             }
-            Optional<Long> index = node.integer("interface", 0, Integer.MAX_VALUE);
+            // Any int, as libcni's *int: an index outside interfaces is passed on, not refused (warned below).
+            Optional<Long> index = node.integer("interface", Integer.MIN_VALUE, Integer.MAX_VALUE);
             ips.add(new IpConfig(index.isEmpty() ? null : index.get().intValue(), address,
                     node.ip("gateway").orElse(null)));
         }
@@ -102,7 +116,13 @@ public final class ResultCodec {
         for (ConfigNode node : root.array("routes")) {
             routes.add(route(node, v110));
         }
-        return new Result(version, interfaces, ips, routes, dns);
+        Result result = new Result(version, interfaces, ips, routes, dns);
+        if (warnings != null) {
+            for (String problem : result.interfaceIndexProblems()) {
+                warnings.add(path.isEmpty() ? problem : path + "." + problem);
+            }
+        }
+        return result;
     }
 
     private static int intField(ConfigNode node, String key, int min, int max, int absent) throws CniException {

@@ -91,6 +91,12 @@ public final class CniJson {
         return ResultCodec.decode(parseObject(json, "result"), expected, "", warnings);
     }
 
+    /** As {@link #decodeResult(byte[], CniVersion, java.util.List)}, for a result held as JSON. */
+    public static CniResult decodeResult(JsonObject json, CniVersion expected, java.util.List<String> warnings)
+            throws CniException {
+        return ResultCodec.decode(json, expected, "", warnings);
+    }
+
     /** A result whose version is taken from its own {@code cniVersion} (absent means 0.1.0, as in libcni). */
     public static CniResult decodeResult(byte[] json) throws CniException {
         return ResultCodec.decode(parseObject(json, "result"), null, "");

@@ -148,7 +148,8 @@ public final class ProcessRunner {
         } catch (InterruptedException e) {
             killTree(process);
             Thread.currentThread().interrupt();
-            throw PluginFailure.engine(CniError.INTERNAL, "interrupted while running plugin " + executable);
+            throw new PluginFailure(new CniError(CniError.INTERNAL, "interrupted while running plugin " + executable),
+                    true, drain.snapshot(), e, true);
         } finally {
             if (kill != null) {
                 kill.cancel(false);
@@ -159,6 +160,11 @@ public final class ProcessRunner {
     /** Runs a task on the shared I/O threads (used by {@link WarmSpawner} to start helpers in the background). */
     static void submit(Runnable task) {
         Pools.IO.execute(task);
+    }
+
+    /** Runs {@code task} once after {@code delayNanos} on the shared timer thread (the in-process deadline). */
+    static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return Pools.scheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     private Process start(ProcessBuilder builder, Path executable) throws PluginFailure {
@@ -172,8 +178,8 @@ public final class ProcessRunner {
                         Thread.sleep(busyDelayMillis);
                     } catch (InterruptedException interrupted) {
                         Thread.currentThread().interrupt();
-                        throw PluginFailure.engine(CniError.INTERNAL,
-                                "interrupted while waiting to retry plugin " + executable);
+                        throw new PluginFailure(new CniError(CniError.INTERNAL,
+                                "interrupted while waiting to retry plugin " + executable), false, null, interrupted);
                     }
                     continue;
                 }
@@ -338,6 +344,11 @@ public final class ProcessRunner {
             }
             System.arraycopy(chunk, 0, buffer, length, keep);
             length += keep;
+        }
+
+        /** What arrived so far (the plugin may still be writing). */
+        synchronized byte[] snapshot() {
+            return Arrays.copyOf(buffer, length);
         }
 
         byte[] await(long graceMillis) throws InterruptedException {

@@ -70,7 +70,7 @@ public final class RuntimeImpl implements CniRuntime {
     public RuntimeImpl(Options options) {
         this.options = options;
         this.spawner = WarmSpawner.create(options.environment(), options.launchHelpers());
-        this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, options.stderr(), spawner);
+        this.invoker = new PluginInvoker(ProcessRunner.INTERRUPTIBLE, options.stderr(), spawner);
         this.cache = new ResultCache(options.cacheDir());
         this.locks = new AttachmentLocks(options.cacheDir());
         this.cniPath = PluginLocator.joinPath(options.cniPath());

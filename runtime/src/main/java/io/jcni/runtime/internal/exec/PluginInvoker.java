@@ -19,6 +19,13 @@ import java.util.concurrent.TimeoutException;
  * plugin's log is never lost). Each call's stderr is written in one piece, so parallel calls do not interleave lines.
  */
 public final class PluginInvoker {
+    /**
+     * How many in-process plugin calls of a runtime this thread is inside (nested: a delegate run in-process by an
+     * in-process plugin). While it is positive, an interrupt of the thread is a runtime's cancellation or deadline, so
+     * plugins exec'd from here (a delegated IPAM plugin) are watched for it ({@link ProcessRunner#DEFAULT}).
+     */
+    private static final ThreadLocal<int[]> IN_RUNTIME_CALL = new ThreadLocal<>();
+
     private final ProcessRunner runner;
     private final OutputStream stderrSink;
     private final WarmSpawner spawner;
@@ -115,9 +122,11 @@ public final class PluginInvoker {
         Interrupter interrupter = limitNanos > 0 ? new Interrupter(Thread.currentThread()) : null;
         ScheduledFuture<?> timer = interrupter == null ? null : ProcessRunner.schedule(interrupter, limitNanos);
         int status;
+        int[] depth = enterRuntimeCall();
         try {
             status = plugin.run(Collections.unmodifiableMap(env), stdin, out, err);
         } catch (RuntimeException | StackOverflowError e) {
+            leaveRuntimeCall(depth);
             boolean fired = interrupter != null && interrupter.finish(timer);
             byte[] stderr = err.toByteArray();
             forward(stderr);
@@ -125,6 +134,7 @@ public final class PluginInvoker {
                     + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())),
                     true, stderr, fired ? timeout(type, limitNanos, deadline, deadlineIsTheLimit, e) : e);
         }
+        leaveRuntimeCall(depth);
         boolean fired = interrupter != null && interrupter.finish(timer);
         byte[] stderr = err.toByteArray();
         forward(stderr);
@@ -137,6 +147,28 @@ public final class PluginInvoker {
             throw failure;
         }
         return out.toByteArray();
+    }
+
+    /** Whether this thread is running an in-process plugin for a runtime (see {@link #IN_RUNTIME_CALL}). */
+    static boolean inRuntimeCall() {
+        int[] depth = IN_RUNTIME_CALL.get();
+        return depth != null && depth[0] > 0;
+    }
+
+    private static int[] enterRuntimeCall() {
+        int[] depth = IN_RUNTIME_CALL.get();
+        if (depth == null) {
+            depth = new int[1];
+            IN_RUNTIME_CALL.set(depth);
+        }
+        depth[0]++;
+        return depth;
+    }
+
+    private static void leaveRuntimeCall(int[] depth) {
+        if (--depth[0] == 0) {
+            IN_RUNTIME_CALL.remove();
+        }
     }
 
     private static TimeoutException timeout(String type, long limitNanos, Deadline deadline,

@@ -80,7 +80,9 @@ import java.util.Optional;
  * touches what existed before the ADD. A repeated ADD is refused before any plugin runs, so an existing attachment's
  * interface, reservation and cache entry are never in reach; the plugin that failed gets no DEL (a DEL works by name,
  * so after "eth0 already exists" it would delete the eth0 that was there), nor do the plugins after it; only plugins
- * that completed their ADD in this call are sent DEL, and what they report is what this ADD made. The one assumption:
+ * that completed their ADD in this call are sent DEL, and what they report is what this ADD made. The exception: a
+ * plugin the runtime killed while its ADD ran (time limit, deadline, cancellation) gets the DEL too, since it had no
+ * chance to undo its partial work; it was running this ADD of an attachment not added before. The one assumption:
  * a plugin that succeeds made what its DEL removes. An IPAM plugin that answers a repeated ADD with the reservation the
  * attachment already holds (jcni's host-local does) breaks it only if the same (container, interface) is ADDed again
  * while its cache entry is gone, which the spec forbids ("must not call ADD twice without a DEL").
@@ -215,8 +217,9 @@ public interface CniRuntime extends AutoCloseable {
      * @param inProcess            plugin types to run in this JVM instead of exec'ing them; for those, CNI_PATH is not
      *                             consulted
      * @param deleteOnAddFailure   after a failed ADD, run DEL in reverse for the plugins whose ADD succeeded in that
-     *                             call, never for the one that failed (default true); false leaves everything to the
-     *                             caller's DEL, as libcni does ({@code jcni --no-rollback})
+     *                             call, never for the one that failed unless the runtime killed it (default true);
+     *                             false leaves everything to the caller's DEL, as libcni does
+     *                             ({@code jcni --no-rollback})
      * @param environment          the environment plugins inherit (default: this process's); the CNI_* variables are
      *                             set on top
      * @param launchHelpers        how many launch helpers to keep started ahead of time (default 0: none). The JDK

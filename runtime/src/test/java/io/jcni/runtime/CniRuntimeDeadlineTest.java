@@ -265,6 +265,21 @@ class CniRuntimeDeadlineTest {
     }
 
     @Test
+    void aCallOnAnInterruptedThreadStartsNoPluginAndKeepsTheInterrupt() throws Exception {
+        Thread.currentThread().interrupt();
+        try {
+            CniRuntimeException e = catchThrowableOfType(CniRuntimeException.class,
+                    () -> runtime.versionInfo("a"));
+            assertThat(e.interrupted()).isTrue();
+            assertThat(e).hasMessage("interrupted before " + bin.resolve("a") + " started");
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(a.commands()).isEmpty();
+    }
+
+    @Test
     void waitingForABusyAttachmentEndsAtTheDeadlineWithCode11() throws Exception {
         a.gate("DEL");
         runtime.addNetworkList(list("a"), rt);

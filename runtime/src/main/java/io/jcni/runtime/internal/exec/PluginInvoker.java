@@ -70,6 +70,9 @@ public final class PluginInvoker {
         if (deadline.expired()) {
             throw notStarted(executable.toString(), deadline);
         }
+        if (Thread.currentThread().isInterrupted()) {
+            throw cancelled(executable.toString());
+        }
         long timeoutNanos = deadline.pluginLimitNanos(pluginTimeoutNanos);
         boolean deadlineIsTheLimit = deadline.isTheLimit(pluginTimeoutNanos);
         ProcessRunner.Outcome outcome = runner.run(executable, stdin, baseEnv, cniEnv, timeoutNanos, spawner);
@@ -114,6 +117,9 @@ public final class PluginInvoker {
             long pluginTimeoutNanos, Deadline deadline) throws PluginFailure {
         if (deadline.expired()) {
             throw notStarted("in-process plugin " + type, deadline);
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            throw cancelled("in-process plugin " + type);
         }
         long limitNanos = deadline.pluginLimitNanos(pluginTimeoutNanos);
         boolean deadlineIsTheLimit = deadline.isTheLimit(pluginTimeoutNanos);
@@ -189,6 +195,12 @@ public final class PluginInvoker {
         String why = "the call's deadline (" + deadline.budgetMillis() + " ms) passed before " + what + " started";
         return new PluginFailure(new CniError("", CniError.UNKNOWN, "netplugin failed with no error message: "
                 + "context deadline exceeded", why), false, null, new TimeoutException(why));
+    }
+
+    /** The calling thread was interrupted (the call cancelled) before the plugin started: it is not started. */
+    static PluginFailure cancelled(String what) {
+        String msg = "interrupted before " + what + " started";
+        return new PluginFailure(new CniError(CniError.INTERNAL, msg), false, null, new InterruptedException(msg));
     }
 
     /**

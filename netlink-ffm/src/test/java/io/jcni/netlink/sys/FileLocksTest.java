@@ -126,6 +126,7 @@ class FileLocksTest {
             assertThat(interruptedAfter).isTrue();
             assertThat(holder.isAlive()).as("the holder still has the lock").isTrue();
         } finally {
+            holder.descendants().forEach(ProcessHandle::destroyForcibly);
             holder.destroyForcibly().waitFor();
         }
     }

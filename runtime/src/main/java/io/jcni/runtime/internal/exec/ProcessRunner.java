@@ -164,8 +164,10 @@ public final class ProcessRunner {
         ScheduledFuture<?> watching = null;
         if (watchInterrupts) {
             watch = new InterruptWatch(Thread.currentThread(), process);
-            watching = Pools.scheduler().scheduleWithFixedDelay(watch, 0, INTERRUPT_POLL_MILLIS,
-                    TimeUnit.MILLISECONDS);
+            // The first look only after a period: most plugins are done by then, so the timer thread never wakes
+            // for them (an interrupt before the start was refused by the caller already).
+            watching = Pools.scheduler().scheduleWithFixedDelay(watch, INTERRUPT_POLL_MILLIS,
+                    INTERRUPT_POLL_MILLIS, TimeUnit.MILLISECONDS);
         }
         try {
             feed(process, stdin);

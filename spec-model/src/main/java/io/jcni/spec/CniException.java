@@ -32,8 +32,12 @@ public class CniException extends RuntimeException {
     }
 
     public CniException(int code, String msg, Throwable cause) {
-        this(new CniError(code, msg));
-        initCause(cause);
+        this(new CniError(code, msg), cause);
+    }
+
+    private CniException(CniError error, Throwable cause) {
+        super(error.message(), cause);
+        this.error = error;
     }
 
     /**

@@ -29,6 +29,7 @@ import (
 	"github.com/containernetworking/cni/libcni"
 	"github.com/containernetworking/cni/pkg/invoke"
 	"github.com/containernetworking/cni/pkg/types"
+	"github.com/containernetworking/cni/pkg/types/create"
 	"github.com/containernetworking/cni/pkg/version"
 )
 
@@ -38,6 +39,7 @@ const usage = `usage:
   libcni-driver validate [--cni-path P] [--timeout D] <conf-or-conflist-file>
   libcni-driver cached-result|cached-config [flags] <conf-or-conflist-file|network-name> [<netns-path>]
   libcni-driver bench-exec --plugin <type> --n N [--command VERSION|ADD|CHECK|DEL] [--conf F] [flags]
+  libcni-driver convert --to V <result-file>
 
 flags:
   --cni-path P        plugin directories, ':'-separated (default: $CNI_PATH)
@@ -51,11 +53,14 @@ flags:
   --n N, --warmup W   bench-exec: measured and unmeasured calls (default warmup 0)
   --level L           bench-exec: "invoke" (find + exec + decode, default) or "libcni" (the list API, with cache)
   --netns P           bench-exec: the netns path passed to ADD/CHECK/DEL (required for those)
+  --to V              convert: the version to convert the result to
 
 success output: add: the result JSON; check/del: {}; version: the plugin's version info; validate:
 {"capabilities":[...]} sorted; cached-result: the result converted to the list's version, or null when no cache file;
 cached-config: {"config": "<cached config bytes>", "containerId", "netns", "ifName", "cniArgs", "capabilityArgs"} or
-null; bench-exec: {"plugin","command","level","n","warmup","durationsNs":[...],"medianNs","minNs","maxNs","meanNs"}.`
+null; bench-exec: {"plugin","command","level","n","warmup","durationsNs":[...],"medianNs","minNs","maxNs","meanNs"};
+convert: the result as libcni's create.CreateFromBytes reads it and GetAsVersion converts it, as json.Marshal
+prints it.`
 
 type usageError struct{ msg string }
 
@@ -80,6 +85,7 @@ type options struct {
 	conf        string
 	level       string
 	netns       string
+	to          string
 }
 
 // parseArgs accepts flags before, between and after positional arguments (Go's flag package stops at the first
@@ -103,6 +109,7 @@ func parseArgs(name string, args []string) (*options, []string, error) {
 	fs.StringVar(&o.conf, "conf", "", "")
 	fs.StringVar(&o.level, "level", "invoke", "")
 	fs.StringVar(&o.netns, "netns", "", "")
+	fs.StringVar(&o.to, "to", "", "")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -226,6 +233,11 @@ func run(sub string, args []string) (interface{}, error) {
 			return nil, usagef("bench-exec takes flags only, got %q", pos)
 		}
 		return benchExec(o)
+	case "convert":
+		if len(pos) != 1 || o.to == "" {
+			return nil, usagef("convert needs --to <version> <result-file>")
+		}
+		return convertResult(pos[0], o.to)
 	case "help", "--help", "-h":
 		fmt.Fprintln(os.Stderr, usage)
 		return struct{}{}, nil
@@ -321,6 +333,19 @@ func cached(sub string, o *options, pos []string) (interface{}, error) {
 		CniArgs:        cachedRt.Args,
 		CapabilityArgs: cachedRt.CapabilityArgs,
 	}, nil
+}
+
+// convertResult is what a Go runtime does with a result it holds: read it by its own cniVersion and convert it.
+func convertResult(file, to string) (interface{}, error) {
+	bytes, err := ioutil.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	result, err := create.CreateFromBytes(bytes)
+	if err != nil {
+		return nil, err
+	}
+	return result.GetAsVersion(to)
 }
 
 type benchReport struct {

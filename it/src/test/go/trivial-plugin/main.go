@@ -13,6 +13,8 @@
 //	JCNI_TRIVIAL_SLEEP_MS   / "sleepMs"     sleep this long before answering (any mode)
 //	JCNI_TRIVIAL_RECORD     / "recordFile"  append one JSON line per call: {"command","env":{CNI_*},"stdin"}, written
 //	                                        before the mode acts, so a crashed or hung call is recorded too
+//	                          "rawResult"   ADD prints this JSON as it is (a result that breaks the spec the way
+//	                                        third-party plugins' results do), instead of computing one
 //
 // Modes: ok; crash (SIGKILL to itself, no output); hang (sleeps until killed); garbage (non-JSON on stdout, exit 1);
 // garbage-exit0 (non-JSON on stdout, exit 0); error (the spec's error JSON on stdout, exit 1); stderr-only (a message
@@ -63,6 +65,7 @@ type netConf struct {
 	ErrorCode     *uint                  `json:"errorCode"`
 	SleepMs       *int                   `json:"sleepMs"`
 	RecordFile    *string                `json:"recordFile"`
+	RawResult     json.RawMessage        `json:"rawResult"`
 }
 
 func main() {
@@ -93,6 +96,11 @@ func main() {
 		printJSON(map[string]interface{}{"cniVersion": v, "supportedVersions": supported})
 	case "ADD":
 		requireEnv(conf.CNIVersion, "CNI_CONTAINERID", "CNI_IFNAME", "CNI_NETNS")
+		if len(conf.RawResult) > 0 {
+			checkVersion(conf.CNIVersion)
+			_, _ = os.Stdout.Write(conf.RawResult)
+			os.Exit(0)
+		}
 		add(conf)
 	case "CHECK", "DEL":
 		requireEnv(conf.CNIVersion, "CNI_CONTAINERID", "CNI_IFNAME")

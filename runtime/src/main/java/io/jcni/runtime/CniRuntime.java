@@ -10,6 +10,7 @@ import io.jcni.spec.VersionInfo;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +29,47 @@ import java.util.Optional;
  * <p>Concurrency: the object is thread-safe. Operations on different attachments run in parallel; operations on the
  * same attachment (container ID and interface) are serialized, also across processes sharing the cache directory.
  *
+ * <h2>Failures</h2>
+ * Every operation throws {@link CniRuntimeException} (unchecked, a {@link io.jcni.spec.CniException}) with the CNI
+ * error to act on: the plugin's own code and message when a plugin failed, libcni's texts otherwise. Nothing else is
+ * thrown for bad input or failing plugins; {@link IllegalStateException} means the runtime is closed.
+ *
+ * <h2>Deadlines and cancellation</h2>
+ * Go's libcni takes a {@code context.Context} per call; here a call's time limit comes from the runtime it is made on:
+ * {@link #withTimeout} (each call, from its start) or {@link #withDeadline} (an instant), views that share this
+ * runtime's plugins, cache and locks. What a limit does:
+ * <ul>
+ * <li>Waiting for the attachment's lock (another operation on the same container and interface) ends at the
+ * deadline: code 11, "try again later".</li>
+ * <li>A plugin is not started once the deadline has passed (code 0, libcni's {@code context deadline exceeded}).</li>
+ * <li>An exec'd plugin still running at the deadline is killed with its descendants (code 0, libcni's
+ * {@code signal: killed}), as {@link Options#pluginTimeout()} kills it at its own limit; the earlier of the two
+ * applies. A plugin delegating to another (IPAM) is killed with its delegate.</li>
+ * <li>An in-process plugin cannot be killed: at its limit the thread running it is interrupted. jcni's plugins then
+ * stop at their next interruptible point (waiting for a host-local or attachment lock, for a delegated plugin, which
+ * is killed, or in the sleeps of bridge's port wait and IPv6 address settling), fail, and undo what they made, as on
+ * any failure. Netlink requests and replies, namespace switches, sysctl and file writes are not interruptible: they
+ * finish first (each is short and bounded by the kernel). An in-process plugin that finishes in spite of the
+ * interrupt has succeeded.</li>
+ * <li>An ADD that fails this way is rolled back like any failed ADD ({@link Options#withDeleteOnAddFailure}), and
+ * the plugin the runtime killed gets the DEL as well: it could not undo its partial work itself. The rollback gets a
+ * fresh budget as long as the call's own. A DEL, CHECK, GC or STATUS that runs out of time simply fails: DEL is
+ * idempotent, so call it again.</li>
+ * <li>The failure says so: {@link CniRuntimeException#timedOut()}.</li>
+ * </ul>
+ * Cancellation is Java's: interrupt the thread that runs the call (e.g. {@code Future.cancel(true)}). It works as a
+ * deadline that has just passed: exec'd plugins are killed, in-process ones interrupted, the ADD rolled back (the
+ * rollback runs with the interrupt status cleared, and a second interrupt stops it). The call then throws
+ * {@link CniRuntimeException} with {@link CniRuntimeException#interrupted()} true, and the thread's interrupt status
+ * set. Without a limit and without an interrupt, a call waits as long as its plugins run, as libcni's with
+ * {@code context.Background()}.
+ *
+ * <h2>Closing</h2>
+ * A runtime is {@link AutoCloseable}: {@link #close()} stops the launch helpers it keeps ({@link
+ * Options#launchHelpers()}); calls after that are refused with {@link IllegalStateException}. What it made on the node
+ * (cache entries, attachments) is not touched. Closing a view made by {@link #withTimeout} or {@link #withDeadline}
+ * does nothing: close the runtime {@link #create} returned.
+ *
  * <p>Differences from libcni 1.1.2, each deliberate: an ADD of an attachment that is already in the result cache is
  * refused before any plugin runs; a failed ADD is rolled back by a DEL of the plugins whose ADD succeeded in that call
  * ({@link Options#withDeleteOnAddFailure}); results are converted to the list's version before they are passed on or
@@ -38,17 +80,38 @@ import java.util.Optional;
  * touches what existed before the ADD. A repeated ADD is refused before any plugin runs, so an existing attachment's
  * interface, reservation and cache entry are never in reach; the plugin that failed gets no DEL (a DEL works by name,
  * so after "eth0 already exists" it would delete the eth0 that was there), nor do the plugins after it; only plugins
- * that completed their ADD in this call are sent DEL, and what they report is what this ADD made. The one assumption:
+ * that completed their ADD in this call are sent DEL, and what they report is what this ADD made. The exception: a
+ * plugin the runtime killed while its ADD ran (time limit, deadline, cancellation) gets the DEL too, since it had no
+ * chance to undo its partial work; it was running this ADD of an attachment not added before. The one assumption:
  * a plugin that succeeds made what its DEL removes. An IPAM plugin that answers a repeated ADD with the reservation the
  * attachment already holds (jcni's host-local does) breaks it only if the same (container, interface) is ADDed again
  * while its cache entry is gone, which the spec forbids ("must not call ADD twice without a DEL").
  */
-public interface CniRuntime {
+public interface CniRuntime extends AutoCloseable {
 
-    /** A runtime with these options. */
+    /**
+     * A runtime with these options. In-process plugins that need native access were checked when they were obtained
+     * ({@code io.jcni.plugins.Plugins.inProcess()} fails at once, naming the JVM flag, when it is missing).
+     */
     static CniRuntime create(Options options) {
-        return new RuntimeImpl(options);
+        return new RuntimeImpl(Objects.requireNonNull(options, "options"));
     }
+
+    /**
+     * This runtime with a time limit on every call made through the returned view: each call must be over within
+     * {@code timeout} of its start (see "Deadlines and cancellation"). The view shares this runtime's plugins, cache,
+     * locks and helpers and replaces any limit this one has. Cheap: make one per call if calls need different limits.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     */
+    CniRuntime withTimeout(Duration timeout);
+
+    /**
+     * This runtime with every call made through the returned view ending by {@code deadline} (see "Deadlines and
+     * cancellation"); a deadline in the past fails every call at once. Measured on the monotonic clock from the moment
+     * each call starts, so a wall-clock step during a call does not move it.
+     */
+    CniRuntime withDeadline(Instant deadline);
 
     // ------------------------------------------------------------------------------------------ network lists
 
@@ -122,24 +185,41 @@ public interface CniRuntime {
     Optional<CachedConfig> cachedConfig(String network, RuntimeConf rt) throws CniRuntimeException;
 
     /**
-     * The attachments in the result cache, sorted by file name; only those of {@code containerId} unless it is "".
-     * Files that are not readable cache entries are skipped, as libcni skips them.
+     * Every attachment in the result cache, sorted by file name (libcni's {@code GetCachedAttachments("")}). Files that
+     * are not readable cache entries are skipped, as libcni skips them.
+     */
+    List<CachedAttachment> cachedAttachments() throws CniRuntimeException;
+
+    /**
+     * The attachments of one container in the result cache, as {@link #cachedAttachments()}.
+     *
+     * @throws CniRuntimeException code 3 or 4 if {@code containerId} is not a valid container ID ("" included: ask
+     *                             {@link #cachedAttachments()} for all)
      */
     List<CachedAttachment> cachedAttachments(String containerId) throws CniRuntimeException;
+
+    /**
+     * Stops the launch helpers and refuses later calls (see "Closing"); idempotent, and a no-op on a view. Declares no
+     * checked exception: nothing it does can fail in a way a caller could act on.
+     */
+    @Override
+    void close();
 
     /**
      * How a runtime runs plugins. Build with {@link #of(List)} and the {@code with...} methods.
      *
      * @param cniPath              directories searched for plugin executables, in order
      * @param cacheDir             where results and locks live (libcni's default {@code /var/lib/cni})
-     * @param pluginTimeout        how long one plugin exec may run before it and its children are killed; zero for no
-     *                             limit (libcni's default). Not applied to in-process plugins
+     * @param pluginTimeout        how long one plugin may run: an exec'd plugin is then killed with its children, an
+     *                             in-process one interrupted (see "Deadlines and cancellation"); zero for no limit
+     *                             (libcni's default). A call's deadline, when earlier, applies instead
      * @param stderr               where plugins' stderr goes (each call's output in one write)
      * @param inProcess            plugin types to run in this JVM instead of exec'ing them; for those, CNI_PATH is not
      *                             consulted
      * @param deleteOnAddFailure   after a failed ADD, run DEL in reverse for the plugins whose ADD succeeded in that
-     *                             call, never for the one that failed (default true); false leaves everything to the
-     *                             caller's DEL, as libcni does ({@code jcni --no-rollback})
+     *                             call, never for the one that failed unless the runtime killed it (default true);
+     *                             false leaves everything to the caller's DEL, as libcni does
+     *                             ({@code jcni --no-rollback})
      * @param environment          the environment plugins inherit (default: this process's); the CNI_* variables are
      *                             set on top
      * @param launchHelpers        how many launch helpers to keep started ahead of time (default 0: none). The JDK

@@ -2,7 +2,7 @@ package io.jcni.runtime;
 
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
-import java.util.Objects;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A runtime operation that failed. The message reads like libcni's error for the same failure, e.g.
@@ -19,11 +19,16 @@ import java.util.Objects;
  * </ul>
  * Secondary failures (the cleanup DEL after a failed ADD, further GC errors) are attached as
  * {@linkplain #getSuppressed() suppressed} exceptions.
+ *
+ * <p>Unchecked, and a {@link CniException}: code that speaks spec-model catches both with one clause, and runtime
+ * calls compose with lambdas and executors. What is worth catching: a plugin's error ({@link #fromPlugin()}, its
+ * {@link #code()}: 11 "try again later" is the one a runtime may retry as it is), a call that ran out of its deadline
+ * or was cancelled ({@link #timedOut()}, {@link #interrupted()}), and, at ADD, that the attachment is already added
+ * (code 4). Invalid names, versions and configurations (codes 1, 3, 4, 7) are bugs of the caller's input.
  */
-public final class CniRuntimeException extends Exception {
+public final class CniRuntimeException extends CniException {
     private static final long serialVersionUID = 1L;
 
-    private final transient CniError error;
     private final boolean fromPlugin;
     private final String pluginType;
     private final String stderr;
@@ -37,8 +42,7 @@ public final class CniRuntimeException extends Exception {
      */
     public CniRuntimeException(String message, CniError error, boolean fromPlugin, String pluginType, String stderr,
             Throwable cause) {
-        super(message, cause);
-        this.error = Objects.requireNonNull(error, "error");
+        super(message, error, cause);
         this.fromPlugin = fromPlugin;
         this.pluginType = pluginType == null ? "" : pluginType;
         this.stderr = stderr == null ? "" : stderr;
@@ -47,16 +51,6 @@ public final class CniRuntimeException extends Exception {
     /** A failure on the runtime's side, not concerning one plugin. */
     public CniRuntimeException(String message, CniError error, Throwable cause) {
         this(message, error, false, "", "", cause);
-    }
-
-    /** The CNI error: the plugin's own when it printed one (see the class comment). */
-    public CniError error() {
-        return error;
-    }
-
-    /** Shorthand for {@code error().code()}. */
-    public int code() {
-        return error.code();
     }
 
     /** True when a plugin ran and failed (its error, crash, garbage output or timeout). */
@@ -75,10 +69,39 @@ public final class CniRuntimeException extends Exception {
     }
 
     /**
+     * True when the call ran out of time: its deadline ({@link CniRuntime#withTimeout}, {@link CniRuntime#withDeadline})
+     * passed, or a plugin overran {@link CniRuntime.Options#pluginTimeout()} and was killed. The cause chain then holds
+     * a {@link TimeoutException} saying which.
+     */
+    public boolean timedOut() {
+        return causedBy(TimeoutException.class);
+    }
+
+    /**
+     * True when the call was cancelled by an interrupt of the thread running it (see {@link CniRuntime}, "Deadlines
+     * and cancellation"). The cause chain then holds an {@link InterruptedException}; the thread's interrupt status is
+     * set again when the exception is thrown.
+     */
+    public boolean interrupted() {
+        return causedBy(InterruptedException.class);
+    }
+
+    private boolean causedBy(Class<? extends Throwable> type) {
+        int depth = 0;
+        for (Throwable t = getCause(); t != null && depth < 32; t = t.getCause(), depth++) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * This failure as a CNI error exception for code that speaks spec-model: code and details of {@link #error()}, with
      * this exception's full message as {@code msg} so the operation and plugin are not lost.
      */
     public CniException toCniException() {
+        CniError error = error();
         CniException e = new CniException(new CniError(error.cniVersion(), error.code(), getMessage(), ""));
         e.initCause(this);
         return e;

@@ -36,7 +36,12 @@ public interface Delegation {
         return new DelegationImpl(env, inProcess, stderr);
     }
 
-    /** ADD: the delegate's result, as it printed it (a missing {@code cniVersion} is the config's). */
+    /**
+     * ADD: the delegate's result, as it printed it (a missing {@code cniVersion} is the config's). A delegate that was
+     * killed while its ADD ran (the calling thread was interrupted: a runtime's deadline or cancellation of the
+     * in-process plugin that delegates) is sent DEL before the failure is thrown, since it could not undo its own
+     * partial work; one that failed by itself is not.
+     */
     CniResult add(String type, byte[] config) throws CniException;
 
     void check(String type, byte[] config) throws CniException;

@@ -9,7 +9,12 @@ import java.util.Map;
  * <p>Implementations must be safe to call from several threads at once (a runtime runs different attachments in
  * parallel), must not call {@link System#exit}, and must not throw for plugin-level failures: those are an error JSON
  * on {@code stdout} and a non-zero status, as from an exec'd plugin. A runtime treats an exception escaping anyway as
- * an internal error of the plugin. A plugin timeout does not apply in-process: a thread cannot be killed safely.
+ * an internal error of the plugin.
+ *
+ * <p>A thread cannot be killed, so a runtime's time limits and cancellation reach an in-process plugin as an interrupt
+ * of the thread that runs it (see {@link CniRuntime}, "Deadlines and cancellation"): a plugin should let its waits end
+ * on an interrupt and fail then, undoing what it made (jcni's SDK runs that undo with the interrupt cleared), and
+ * leave the interrupt status set when it returns. The runtime clears the interrupts it made itself.
  */
 @FunctionalInterface
 public interface InProcessPlugin {

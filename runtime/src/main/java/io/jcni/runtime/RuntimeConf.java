@@ -40,6 +40,14 @@ public record RuntimeConf(String containerId, String netns, String ifName, CniAr
         return new RuntimeConf(containerId, netns, ifName, args, newCapabilityArgs);
     }
 
+    public RuntimeConf withContainerId(String newContainerId) {
+        return new RuntimeConf(newContainerId, netns, ifName, args, capabilityArgs);
+    }
+
+    public RuntimeConf withIfName(String newIfName) {
+        return new RuntimeConf(containerId, netns, newIfName, args, capabilityArgs);
+    }
+
     public RuntimeConf withNetns(String newNetns) {
         return new RuntimeConf(containerId, newNetns, ifName, args, capabilityArgs);
     }

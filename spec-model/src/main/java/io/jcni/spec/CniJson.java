@@ -79,6 +79,24 @@ public final class CniJson {
         return ResultCodec.decode(parseObject(json, "result"), expected, "");
     }
 
+    /**
+     * As {@link #decodeResult(byte[], CniVersion)} ({@code expected} may be null: the version is then the document's),
+     * adding to {@code warnings} one line for each value accepted only because Go libcni 1.1.2 accepts it: an
+     * {@code ips[].interface} that is not an index of {@code interfaces} (kept as it is) and a 0.3.x/0.4.0
+     * {@code ips[].version} that contradicts its address (read as the address's family, which is what jcni prints).
+     * A runtime reports them and passes the result on, as Go runtimes do.
+     */
+    public static CniResult decodeResult(byte[] json, CniVersion expected, java.util.List<String> warnings)
+            throws CniException {
+        return ResultCodec.decode(parseObject(json, "result"), expected, "", warnings);
+    }
+
+    /** As {@link #decodeResult(byte[], CniVersion, java.util.List)}, for a result held as JSON. */
+    public static CniResult decodeResult(JsonObject json, CniVersion expected, java.util.List<String> warnings)
+            throws CniException {
+        return ResultCodec.decode(json, expected, "", warnings);
+    }
+
     /** A result whose version is taken from its own {@code cniVersion} (absent means 0.1.0, as in libcni). */
     public static CniResult decodeResult(byte[] json) throws CniException {
         return ResultCodec.decode(parseObject(json, "result"), null, "");

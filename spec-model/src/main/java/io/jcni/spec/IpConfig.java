@@ -7,19 +7,19 @@ import java.util.Objects;
 /**
  * An IP assigned by an attachment ({@code ips[]} of a 0.3.0+ result).
  *
- * <p>The 0.3.x/0.4.0 wire format also carries {@code "version": "4"|"6"}; that is derived from the address family on
- * output and checked against it on input, so it is not a component here ({@link #version()}).
+ * <p>The 0.3.x/0.4.0 wire format also carries {@code "version": "4"|"6"}; that is derived from the address family
+ * ({@link #version()}), so it is not a component here: a contradicting value read from a plugin is read as the
+ * address's family.
  *
- * @param interfaceIndex index into the result's {@code interfaces}, or null (IPAM plugins leave it out)
+ * @param interfaceIndex index into the result's {@code interfaces}, or null (IPAM plugins leave it out). Any int, as
+ *                       libcni's {@code *int}: a plugin's out-of-range index is passed on as it is (see
+ *                       {@link Result#interfaceIndexProblems()})
  * @param address        the address with its prefix length, host bits kept ({@code 10.1.0.5/16})
  * @param gateway        the default gateway for this subnet, or null
  */
 public record IpConfig(Integer interfaceIndex, IpPrefix address, InetAddress gateway) {
     public IpConfig {
         Objects.requireNonNull(address, "address");
-        if (interfaceIndex != null && interfaceIndex < 0) {
-            throw new IllegalArgumentException("interface index must not be negative: " + interfaceIndex);
-        }
         if (gateway != null) {
             gateway = IpPrefix.normalize(gateway);
         }
@@ -42,5 +42,12 @@ public record IpConfig(Integer interfaceIndex, IpPrefix address, InetAddress gat
     /** This IP with its interface index set. */
     public IpConfig withInterfaceIndex(Integer index) {
         return new IpConfig(index, address, gateway);
+    }
+
+    /** Addresses as CNI prints them: {@code IpConfig[interfaceIndex=0, address=10.1.0.5/16, gateway=10.1.0.1]}. */
+    @Override
+    public String toString() {
+        return "IpConfig[interfaceIndex=" + interfaceIndex + ", address=" + address + ", gateway="
+                + (gateway == null ? "null" : IpText.format(gateway)) + "]";
     }
 }

@@ -60,7 +60,7 @@ public final class IpText {
         return null;
     }
 
-    /** The text of {@code address} as Go prints it ({@code 10.1.0.1}, {@code fd00::1}); "<nil>" for null. */
+    /** The text of {@code address} as Go prints it ({@code 10.1.0.1}, {@code fd00::1}); {@code "<nil>"} for null. */
     public static String format(InetAddress address) {
         return address == null ? "<nil>" : format(address.getAddress());
     }

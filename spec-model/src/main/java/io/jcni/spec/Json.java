@@ -8,7 +8,7 @@ import java.util.List;
  * A JSON value that keeps what a pass-through needs: object key order, unknown fields and the literal text of
  * numbers ({@code 1.50} stays {@code 1.50}, {@code 1e3} stays {@code 1e3}). Immutable.
  *
- * <p>{@link #toString()} is the compact JSON text. Equality: objects compare as maps (key order ignored), numbers by
+ * <p>{@code toString()} is the compact JSON text. Equality: objects compare as maps (key order ignored), numbers by
  * their literal text.
  */
 public sealed interface Json permits JsonObject, JsonArray, JsonString, JsonNumber, JsonBoolean, JsonNull {

@@ -34,17 +34,45 @@ public final class JsonObject implements Json {
         return new JsonObject(copy);
     }
 
-    /** An object of alternating keys and values: {@code of("type", Json.of("bridge"), "mtu", Json.of(1500))}. */
+    /**
+     * An object of alternating keys and values: {@code of("type", "bridge", "mtu", 1500, "ipam", ipamObject)}. Keys are
+     * strings; a value is a {@link Json}, or a {@link String}, {@link Boolean}, {@link Integer} or {@link Long}, which
+     * become the JSON string, boolean or number.
+     *
+     * @throws IllegalArgumentException for an odd count, a key that is not a string, or a value of another type (a
+     *                                  {@code double}: write {@code new JsonNumber("1.5")}, which keeps the literal)
+     * @throws NullPointerException     for a null key or value ({@link Json#NULL} is JSON's null)
+     */
     public static JsonObject of(Object... keysAndValues) {
         if (keysAndValues.length % 2 != 0) {
             throw new IllegalArgumentException("keys and values must pair up");
         }
         LinkedHashMap<String, Json> members = new LinkedHashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) {
-            members.put((String) Objects.requireNonNull(keysAndValues[i], "key"),
-                    (Json) Objects.requireNonNull(keysAndValues[i + 1], "value"));
+            Object key = Objects.requireNonNull(keysAndValues[i], "key");
+            if (!(key instanceof String name)) {
+                throw new IllegalArgumentException("key " + (i / 2) + " is not a string: " + key.getClass().getName());
+            }
+            members.put(name, value(name, Objects.requireNonNull(keysAndValues[i + 1], "value of " + name)));
         }
         return new JsonObject(members);
+    }
+
+    private static Json value(String key, Object value) {
+        if (value instanceof Json json) {
+            return json;
+        }
+        if (value instanceof String string) {
+            return new JsonString(string);
+        }
+        if (value instanceof Boolean bool) {
+            return JsonBoolean.of(bool);
+        }
+        if (value instanceof Integer || value instanceof Long) {
+            return JsonNumber.of(((Number) value).longValue());
+        }
+        throw new IllegalArgumentException("value of " + key + " is not a JSON value: " + value.getClass().getName()
+                + " (use Json.of, or new JsonNumber(literal) for other numbers)");
     }
 
     /** The members in document order (unmodifiable). */

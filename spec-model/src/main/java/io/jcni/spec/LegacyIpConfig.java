@@ -19,4 +19,11 @@ public record LegacyIpConfig(IpPrefix ip, InetAddress gateway, List<Route> route
         }
         routes = routes == null ? List.of() : Route.withoutV110Fields(routes);
     }
+
+    /** The addresses as CNI prints them: {@code LegacyIpConfig[ip=10.1.0.5/16, gateway=10.1.0.1, routes=[]]}. */
+    @Override
+    public String toString() {
+        return "LegacyIpConfig[ip=" + ip + ", gateway=" + (gateway == null ? "null" : IpText.format(gateway))
+                + ", routes=" + routes + "]";
+    }
 }

@@ -1,5 +1,6 @@
 package io.jcni.spec;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -45,9 +46,40 @@ public record Result(CniVersion cniVersion, List<Interface> interfaces, List<IpC
         this(CniVersion.LATEST, interfaces, ips, routes, dns);
     }
 
-    /** Any result in the newest version's shape (libcni's {@code NewResultFromResult}); code 1 never happens here. */
-    public static Result from(CniResult result) throws CniException {
-        return (Result) result.convertTo(CniVersion.LATEST);
+    /**
+     * Any result in the newest version's shape (libcni's {@code NewResultFromResult}): converting up never fails, so
+     * nothing is declared.
+     */
+    public static Result from(CniResult result) {
+        if (result instanceof Result modern && modern.cniVersion().equals(CniVersion.LATEST)) {
+            return modern;
+        }
+        try {
+            return (Result) result.convertTo(CniVersion.LATEST);
+        } catch (CniException e) {
+            throw new IllegalStateException("a " + result.cniVersion() + " result did not convert up", e);
+        }
+    }
+
+    /**
+     * What this result holds that the spec does not allow but libcni 1.1.2 passes on: each {@code ips[i].interface}
+     * that is not an index of {@code interfaces}, e.g. {@code ips[0].interface: -1 is not an index of interfaces (1
+     * entry)}. Empty for a consistent result. jcni's runtime passes such a result on with a warning, as Go runtimes pass
+     * it on; jcni's plugin skeleton refuses to print one (code 999: a bug of the plugin).
+     */
+    public List<String> interfaceIndexProblems() {
+        List<String> problems = null;
+        for (int i = 0; i < ips.size(); i++) {
+            Integer index = ips.get(i).interfaceIndex();
+            if (index != null && (index < 0 || index >= interfaces.size())) {
+                if (problems == null) {
+                    problems = new ArrayList<>(2);
+                }
+                problems.add("ips[" + i + "].interface: " + index + " is not an index of interfaces ("
+                        + interfaces.size() + (interfaces.size() == 1 ? " entry)" : " entries)"));
+            }
+        }
+        return problems == null ? List.of() : List.copyOf(problems);
     }
 
     /** This result with different interfaces (e.g. a chained plugin adding its own). */

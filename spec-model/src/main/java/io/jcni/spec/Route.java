@@ -43,6 +43,13 @@ public record Route(IpPrefix dst, InetAddress gw, int mtu, int advmss, int prior
         return List.of(stripped);
     }
 
+    /** The addresses as CNI prints them: {@code Route[dst=0.0.0.0/0, gw=10.1.0.1, mtu=0, ...]}. */
+    @Override
+    public String toString() {
+        return "Route[dst=" + dst + ", gw=" + (gw == null ? "null" : IpText.format(gw)) + ", mtu=" + mtu + ", advmss="
+                + advmss + ", priority=" + priority + ", table=" + table + ", scope=" + scope + "]";
+    }
+
     /** This route without the attributes 1.1.0 added. */
     public Route withoutV110Fields() {
         return mtu == 0 && advmss == 0 && priority == 0 && table == null && scope == null ? this : new Route(dst, gw);

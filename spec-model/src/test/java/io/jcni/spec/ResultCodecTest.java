@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -174,10 +175,9 @@ class ResultCodecTest {
         {"ips":[{"address":"10.0.0.0/33"}]}|1.0.0|6|ips[0].address: invalid CIDR "10.0.0.0/33"
         {"ips":[{"gateway":"10.0.0.1"}]}|1.0.0|6|ips[0].address: missing required field
         {"ips":[{"address":"10.0.0.2/24","gateway":"10.0.0.256"}]}|1.0.0|6|ips[0].gateway: invalid IP address "10.0.0.256"
-        {"ips":[{"address":"10.0.0.2/24","interface":-1}]}|1.0.0|6|ips[0].interface: -1 out of range 0-2147483647
         {"ips":[{"address":"10.0.0.2/24","interface":"0"}]}|1.0.0|6|ips[0].interface: expected integer, got string
-        {"ips":[{"version":"6","address":"10.0.0.2/24"}]}|0.4.0|6|ips[0].version: "6" does not match the address 10.0.0.2/24 (expected "4")
-        {"ips":[{"version":"6","address":"::ffff:10.0.0.2/120"}]}|0.4.0|6|ips[0].version: "6" does not match the address 10.0.0.2/24 (expected "4")
+        {"ips":[{"address":"10.0.0.2/24","interface":1.5}]}|1.0.0|6|ips[0].interface: expected integer, got 1.5
+        {"ips":[{"address":"10.0.0.2/24","interface":2147483648}]}|1.0.0|6|ips[0].interface: 2147483648 out of range -2147483648-2147483647
         {"ips":{}}|1.0.0|6|ips: expected array, got object
         {"routes":[{"gw":"10.0.0.1"}]}|1.0.0|6|routes[0].dst: missing required field
         {"routes":[{"dst":"0.0.0.0/0","scope":256}]}|1.1.0|6|routes[0].scope: 256 out of range 0-255
@@ -194,6 +194,48 @@ class ResultCodecTest {
         CniException e = failure(json, CniVersion.parse(expected));
         assertThat(e.code()).isEqualTo(code);
         assertThat(e).hasMessage(message);
+    }
+
+    /**
+     * What Go libcni 1.1.2 accepts and passes on although the spec does not allow it (its {@code interface} is a
+     * {@code *int}, its 0.4.0 {@code version} a free string): accepted here too, so that a runtime does not fail a
+     * container a Go runtime starts, with one warning line each for the caller to report. The interop test
+     * {@code LenientResultsAgainstLibcniTest} (module it) compares the outcomes with libcni itself.
+     */
+    @Test
+    void outOfRangeInterfaceIndexesAreKeptAsLibcniKeepsThem() throws CniException {
+        List<String> warnings = new ArrayList<>();
+        Result result = (Result) CniJson.decodeResult(("{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"eth0\"}],"
+                + "\"ips\":[{\"interface\":-1,\"address\":\"10.0.0.2/24\"},{\"interface\":1,\"address\":\"10.0.0.3/24\"},"
+                + "{\"interface\":0,\"address\":\"10.0.0.4/24\"}]}").getBytes(UTF_8), CniVersion.V1_0_0, warnings);
+        assertThat(result.ips()).extracting(IpConfig::interfaceIndex).containsExactly(-1, 1, 0);
+        assertThat(warnings).containsExactly("ips[0].interface: -1 is not an index of interfaces (1 entry)",
+                "ips[1].interface: 1 is not an index of interfaces (1 entry)");
+        assertThat(result.interfaceIndexProblems()).isEqualTo(warnings);
+        assertThat(new String(CniJson.encode(result), UTF_8)).contains("\"interface\": -1", "\"interface\": 1");
+        assertThat(CniJson.decodeResult(CniJson.encode(result), CniVersion.V1_0_0)).isEqualTo(result);
+    }
+
+    @Test
+    void aContradictingZeroXVersionIsReadAsTheAddressFamilyWithAWarning() throws CniException {
+        List<String> warnings = new ArrayList<>();
+        Result result = (Result) CniJson.decodeResult(("{\"cniVersion\":\"0.4.0\",\"ips\":["
+                + "{\"version\":\"6\",\"address\":\"10.0.0.2/24\"},{\"version\":\"4\",\"address\":\"2001:db8::2/64\"},"
+                + "{\"version\":\"4\",\"address\":\"::ffff:10.0.0.3/120\"}]}").getBytes(UTF_8), CniVersion.V0_4_0,
+                warnings);
+        assertThat(result.ips()).extracting(IpConfig::version).containsExactly("4", "6", "4");
+        assertThat(warnings).containsExactly(
+                "ips[0].version: \"6\" contradicts the address 10.0.0.2/24: read as \"4\"",
+                "ips[1].version: \"4\" contradicts the address 2001:db8::2/64: read as \"6\"");
+        assertThat(new String(CniJson.encode(result), UTF_8)).contains("\"version\": \"4\",\n            \"address\": \"10.0.0.2/24\"");
+    }
+
+    @Test
+    void withoutAWarningListTheSameResultsDecodeSilently() throws CniException {
+        assertThat(CniJson.decodeResult("{\"ips\":[{\"interface\":-1,\"address\":\"10.0.0.2/24\"}]}".getBytes(UTF_8),
+                CniVersion.V1_0_0)).isInstanceOf(Result.class);
+        assertThat(CniJson.decodeResult("{\"ips\":[{\"version\":\"6\",\"address\":\"10.0.0.2/24\"}]}".getBytes(UTF_8),
+                CniVersion.V0_4_0)).isInstanceOf(Result.class);
     }
 
     @Test

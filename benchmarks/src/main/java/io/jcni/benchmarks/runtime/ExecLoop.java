@@ -49,7 +49,7 @@ public final class ExecLoop {
         }
         try {
             run(Path.of(args[0]), Path.of(args[1]), Path.of(args[2]), args[3], out);
-        } catch (CniException | CniRuntimeException | RuntimeException e) {
+        } catch (RuntimeException e) {
             out.println("error " + e.toString().replace('\n', ' '));
             out.flush();
             System.exit(1);

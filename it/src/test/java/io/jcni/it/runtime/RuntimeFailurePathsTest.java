@@ -166,7 +166,8 @@ class RuntimeFailurePathsTest {
                     assertThat(e.getMessage()).startsWith("""
                             plugin type="trivial-plugin" failed (add): netplugin \
                             failed with no error message: signal: killed""");
-                    // The rollback's DEL of the first plugin (the hung one gets none) hung as well and was killed.
+                    // The rollback sends DEL to the killed plugin too (it could not undo its own partial ADD; its DEL
+                    // succeeds), then to the first plugin, whose DEL hung as well and was killed.
                     assertThat(e.getSuppressed()).singleElement().satisfies(s -> assertThat(s.getMessage())
                             .contains("failed (delete): netplugin failed with no error message: signal: killed"));
                 });

@@ -135,6 +135,14 @@ public final class LibcniDriver {
         return run(withAttachment(args, attachment));
     }
 
+    /**
+     * What a Go runtime does with a result it holds: {@code create.CreateFromBytes} (read by the result's own
+     * cniVersion) then {@code GetAsVersion(to)}; the answer is the converted result as {@code json.Marshal} prints it.
+     */
+    public DriverOutcome convert(Path resultFile, String to) {
+        return run(List.of("convert", "--to", to, resultFile.toString()));
+    }
+
     /** Any driver command line; the common flags (--cni-path, --cache-dir, --timeout) are appended. */
     public DriverOutcome run(List<String> arguments) {
         var command = new ArrayList<String>();

@@ -29,6 +29,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * directory)}): {@link KernelException.Kind#NOT_FOUND} when the directory is missing.
  */
 public final class FileLocks {
+    /** The longest sleep between two tries of a busy lock. */
+    static final long MAX_POLL_MILLIS = 16;
+
     private FileLocks() {}
 
     /** A held lock; {@link #close()} releases it. */
@@ -60,30 +63,19 @@ public final class FileLocks {
     }
 
     /**
-     * {@code flock -x PATH}: waits until the lock is free, then takes it. A platform thread blocks in the kernel
-     * (uninterruptibly); a virtual thread polls every few milliseconds instead, so it never pins its carrier for
-     * long.
+     * {@code flock -x PATH}: waits until the lock is free, then takes it. The wait is interruptible: the lock is tried
+     * without blocking ({@code LOCK_NB}), and while another process holds it, tried again after a sleep that grows
+     * from 1 to {@value #MAX_POLL_MILLIS} ms, so an interrupt of the waiting thread (a runtime's deadline or
+     * cancellation of an in-process plugin) ends the wait with a {@link KernelException} within that sleep, and a
+     * virtual thread never pins its carrier in the kernel. A free lock is taken at the first try, as with a blocking
+     * {@code flock}. The price: a waiter that polls is not queued in the kernel, so under constant contention with
+     * processes that block in {@code flock} (Go's host-local) it may wait longer than they do.
+     *
+     * @throws KernelException naming the lock file, also when interrupted while waiting (the thread's interrupt status
+     *                         is set again)
      */
     public static ExclusiveLock exclusive(Path path) {
-        int fd = openLockFile(path);
-        try {
-            if (Thread.currentThread().isVirtual()) {
-                long sleepMillis = 1;
-                while (!Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, path.toString())) {
-                    sleep(sleepMillis);
-                    sleepMillis = Math.min(20, sleepMillis * 2);
-                }
-            } else {
-                Syscalls.flock(fd, LibcH.LOCK_EX, path.toString());
-            }
-            return new ExclusiveLock(path, fd);
-        } catch (NetlinkException e) {
-            Syscalls.close(fd);
-            throw failure(e, path, null);
-        } catch (RuntimeException | Error e) {
-            Syscalls.close(fd);
-            throw e;
-        }
+        return lockPolling(openLockFile(path), path);
     }
 
     /** {@code flock -n -x PATH}: takes the lock if it is free, else returns empty at once. */
@@ -111,7 +103,7 @@ public final class FileLocks {
      * Go's exclude each other, whichever path each side opened.
      *
      * <p>The namespace is opened again through {@code /proc/self/fd} (a new open file description: locks of this
-     * process exclude each other as well, and closing {@code netns} does not release it). Blocking as
+     * process exclude each other as well, and closing {@code netns} does not release it). Waits, interruptibly, as
      * {@link #exclusive(Path)}.
      */
     public static ExclusiveLock exclusive(NetNs netns) {
@@ -122,20 +114,21 @@ public final class FileLocks {
         } catch (NetlinkException e) {
             throw failure(e, netns.path(), null);
         }
+        return lockPolling(fd, netns.path());
+    }
+
+    /** Takes the lock on {@code fd} as {@link #exclusive(Path)} describes, or closes {@code fd} and throws. */
+    private static ExclusiveLock lockPolling(int fd, Path path) {
         try {
-            if (Thread.currentThread().isVirtual()) {
-                long sleepMillis = 1;
-                while (!Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, netns.path().toString())) {
-                    sleep(sleepMillis);
-                    sleepMillis = Math.min(20, sleepMillis * 2);
-                }
-            } else {
-                Syscalls.flock(fd, LibcH.LOCK_EX, netns.path().toString());
+            long sleepMillis = 1;
+            while (!Syscalls.flock(fd, LibcH.LOCK_EX | LibcH.LOCK_NB, path.toString())) {
+                sleep(path, sleepMillis);
+                sleepMillis = Math.min(MAX_POLL_MILLIS, sleepMillis * 2);
             }
-            return new ExclusiveLock(netns.path(), fd);
+            return new ExclusiveLock(path, fd);
         } catch (NetlinkException e) {
             Syscalls.close(fd);
-            throw failure(e, netns.path(), null);
+            throw failure(e, path, null);
         } catch (RuntimeException | Error e) {
             Syscalls.close(fd);
             throw e;
@@ -162,12 +155,13 @@ public final class FileLocks {
                 : new KernelException(e.operation(), e.errno(), detail, e);
     }
 
-    private static void sleep(long millis) {
+    private static void sleep(Path path, long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new KernelException("flock", KernelException.Kind.OTHER, "interrupted while waiting", e);
+            throw new KernelException("flock " + path, KernelException.Kind.OTHER,
+                    "interrupted while waiting for the lock", e);
         }
     }
 }

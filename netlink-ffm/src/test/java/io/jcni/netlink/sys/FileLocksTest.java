@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,6 +89,44 @@ class FileLocksTest {
                 assertThat(Files.exists(done)).as("we got the lock only after the holder finished").isTrue();
             }
         } finally {
+            holder.destroyForcibly().waitFor();
+        }
+    }
+
+    /** A runtime's deadline or cancellation reaches an in-process host-local waiting here as an interrupt. */
+    @Test
+    void aPlatformThreadWaitingForABusyLockStopsWhenInterrupted() throws Exception {
+        Path lock = dir.resolve("lock");
+        Path ready = dir.resolve("ready");
+        Process holder = new ProcessBuilder("flock", "--exclusive", lock.toString(), "sh", "-c",
+                "touch " + ready + "; exec sleep 60").start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Files.exists(ready) && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(Files.exists(ready)).isTrue();
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicBoolean interruptedAfter = new AtomicBoolean();
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                try (FileLocks.ExclusiveLock _ = FileLocks.exclusive(lock)) {
+                    thrown.set(new AssertionError("got a lock another process holds"));
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                interruptedAfter.set(Thread.currentThread().isInterrupted());
+            });
+            Thread.sleep(100);
+            assertThat(waiter.isAlive()).as("still waiting for the lock").isTrue();
+            waiter.interrupt();
+            waiter.join(TimeUnit.SECONDS.toMillis(10));
+            assertThat(waiter.isAlive()).isFalse();
+            assertThat(thrown.get()).isExactlyInstanceOf(KernelException.class)
+                    .hasMessage("flock " + lock + ": interrupted while waiting for the lock");
+            assertThat(interruptedAfter).isTrue();
+            assertThat(holder.isAlive()).as("the holder still has the lock").isTrue();
+        } finally {
+            holder.descendants().forEach(ProcessHandle::destroyForcibly);
             holder.destroyForcibly().waitFor();
         }
     }

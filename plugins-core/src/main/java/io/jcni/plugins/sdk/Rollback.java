@@ -19,6 +19,11 @@ import java.util.List;
  *
  * <p>{@link #close} never throws: an undo that fails is logged (with its description) and the others still run, so
  * the error that caused the rollback is the one the runtime sees. Not thread-safe: a rollback belongs to one call.
+ *
+ * <p>Interrupts: an in-process call is cancelled (or reaches its deadline) by an interrupt of its thread, and the
+ * failure that interrupt causes is what starts the rollback. The undo steps therefore run with the thread's interrupt
+ * status cleared, so that the same interrupt does not stop them at their first interruptible wait (a delegated IPAM
+ * DEL, a lock); it is set again afterwards. An interrupt that arrives while they run stops them as it would any code.
  */
 public final class Rollback implements AutoCloseable {
 
@@ -64,15 +69,22 @@ public final class Rollback implements AutoCloseable {
             return;
         }
         closed = true;
-        if (committed) {
+        if (committed || steps.isEmpty()) {
             return;
         }
-        for (int i = steps.size() - 1; i >= 0; i--) {
-            try {
-                steps.get(i).undo();
-                log.debug("rolled back: " + descriptions.get(i));
-            } catch (Exception | LinkageError e) {
-                log.failure("rollback step failed (continuing): " + descriptions.get(i), e);
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int i = steps.size() - 1; i >= 0; i--) {
+                try {
+                    steps.get(i).undo();
+                    log.debug("rolled back: " + descriptions.get(i));
+                } catch (Exception | LinkageError e) {
+                    log.failure("rollback step failed (continuing): " + descriptions.get(i), e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

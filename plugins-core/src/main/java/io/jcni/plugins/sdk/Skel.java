@@ -10,6 +10,7 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.CniVersion;
 import io.jcni.spec.Command;
 import io.jcni.spec.PluginConfig;
+import io.jcni.spec.Result;
 import io.jcni.spec.VersionInfo;
 import java.io.ByteArrayInputStream;
 import java.io.FileDescriptor;
@@ -259,6 +260,7 @@ public final class Skel implements InProcessPlugin {
                 if (result == null) {
                     throw new IllegalStateException("ADD handler returned no result");
                 }
+                requireConsistent(result);
                 return result;
             }
             case DEL:
@@ -275,6 +277,21 @@ public final class Skel implements InProcessPlugin {
                 return null;
             default:
                 throw new IllegalStateException("not a handler command: " + command);
+        }
+    }
+
+    /**
+     * What runtimes accept from other plugins (libcni passes an interface index outside {@code interfaces} on, and so
+     * does jcni's runtime, with a warning) is still a bug in a plugin of this SDK: refused with code 999 before it is
+     * printed, and the ADD is rolled back.
+     */
+    private void requireConsistent(CniResult result) throws CniException {
+        if (result instanceof Result modern) {
+            List<String> problems = modern.interfaceIndexProblems();
+            if (!problems.isEmpty()) {
+                throw new CniException(CniError.INTERNAL, "plugin " + type + " made an invalid result: "
+                        + String.join(", ", problems));
+            }
         }
     }
 

@@ -64,4 +64,24 @@ class RollbackTest {
         assertThatThrownBy(() -> rollback.onFailure("late", () -> undone.add("late")))
                 .isInstanceOf(IllegalStateException.class);
     }
+
+    /**
+     * An in-process ADD cancelled by an interrupt (a runtime's deadline or its caller) fails because of that interrupt;
+     * its undo steps must not fail at their first interruptible wait because of the same one.
+     */
+    @Test
+    void undoStepsRunWithTheInterruptClearedAndItIsSetAgainAfterwards() {
+        List<Boolean> interruptedDuringUndo = new ArrayList<>();
+        Thread.currentThread().interrupt();
+        try (Rollback rollback = new Rollback(log)) {
+            rollback.onFailure("a", () -> {
+                interruptedDuringUndo.add(Thread.currentThread().isInterrupted());
+                Thread.sleep(1); // an interruptible wait, as a lock or a delegated DEL has
+                undone.add("a");
+            });
+        }
+        assertThat(Thread.interrupted()).as("the interrupt is set again after the rollback").isTrue();
+        assertThat(interruptedDuringUndo).containsExactly(false);
+        assertThat(undone).containsExactly("a");
+    }
 }

@@ -261,6 +261,40 @@ class SkelTest {
 
     // ------------------------------------------------------------------ results and errors
 
+    /**
+     * The runtime side accepts a result whose interface index is outside {@code interfaces} (libcni does), but a plugin
+     * of this SDK that makes one has a bug: code 999 and its rollback runs, nothing is printed as a result.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {-1, 1, 7})
+    void aResultWithAnInterfaceIndexOutsideInterfacesIsRefusedAndRolledBack(int index) throws Exception {
+        List<String> undone = new ArrayList<>();
+        Result bad = SkelHarness.sampleResult().withIps(List.of(new io.jcni.spec.IpConfig(index,
+                io.jcni.spec.IpPrefix.parse("10.1.0.5/24", "t"), null)));
+        Skel sloppy = Skel.of("sloppy", new CniPlugin() {
+            @Override
+            public CniResult add(CniRequest request) {
+                request.rollback().onFailure("undo the veth", () -> undone.add("veth"));
+                return bad;
+            }
+
+            @Override
+            public void del(CniRequest request) {
+            }
+
+            @Override
+            public void check(CniRequest request) {
+            }
+        }, CniVersion.SUPPORTED);
+
+        CniError error = error(run(sloppy, env("ADD"), config("1.0.0")));
+
+        assertThat(error.code()).isEqualTo(CniError.INTERNAL);
+        assertThat(error.msg()).isEqualTo("plugin sloppy made an invalid result: ips[0].interface: " + index
+                + " is not an index of interfaces (1 entry)");
+        assertThat(undone).containsExactly("veth");
+    }
+
     @Test
     void resultIsPrintedInTheConfigVersion031() throws Exception {
         Outcome outcome = run(skel, env("ADD"), config("0.3.1"));

@@ -79,7 +79,7 @@ public final class Worlds implements AutoCloseable {
                 try {
                     CniResult result = step.run(request);
                     return result != null ? result : new Result(List.of(), List.of(), List.of(), Dns.EMPTY);
-                } catch (CniException | RuntimeException e) {
+                } catch (RuntimeException e) {
                     throw e;
                 } catch (Exception e) {
                     throw new IllegalStateException(e);

@@ -38,13 +38,42 @@ public final class DelegationImpl implements Delegation {
         this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, stderr);
     }
 
+    /**
+     * ADD. A delegate the runtime stopped while its ADD ran (killed when the calling thread was interrupted: a
+     * runtime's deadline or cancellation of the in-process plugin that delegates) could not undo its partial work, so
+     * it is sent DEL before the failure is reported, with the interrupt status cleared meanwhile (and set again after).
+     * A delegate that failed by itself gets no DEL: it undid its own work, and a DEL by name could release what was
+     * allocated before (the spec's "upper plugin should execute DEL" is the caller's, as with Go's plugins).
+     */
     @Override
     public CniResult add(String type, byte[] config) throws CniException {
-        byte[] stdout = call(type, Command.ADD, config);
+        byte[] stdout;
+        try {
+            stdout = run(type, Command.ADD, config);
+        } catch (PluginFailure e) {
+            CniException failure = e.toCniException();
+            if (e.stopped()) {
+                undoStopped(type, config, failure);
+            }
+            throw failure;
+        }
         try {
             return PluginOutput.result(stdout, PluginOutput.configVersion(config));
         } catch (PluginFailure e) {
             throw e.toCniException();
+        }
+    }
+
+    private void undoStopped(String type, byte[] config, CniException failure) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            run(type, Command.DEL, config);
+        } catch (PluginFailure e) {
+            failure.addSuppressed(e.toCniException());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -70,21 +99,25 @@ public final class DelegationImpl implements Delegation {
 
     private byte[] call(String type, Command command, byte[] config) throws CniException {
         try {
-            Path executable = PluginLocator.find(type, cniPath);
-            Map<String, String> delegateEnv = new HashMap<>(env);
-            delegateEnv.put("CNI_COMMAND", command.name());
-            // Reading the launcher marker costs a file read: skip it when nothing could run in-process anyway.
-            Optional<String> launcherType = inProcess.types().isEmpty() ? Optional.<String>empty()
-                    : JcniLaunchers.pluginType(executable);
-            if (launcherType.isPresent()) {
-                Optional<InProcessPlugin> plugin = inProcess.find(launcherType.get());
-                if (plugin.isPresent()) {
-                    return invoker.inProcess(launcherType.get(), plugin.get(), config, delegateEnv);
-                }
-            }
-            return invoker.exec(executable, config, delegateEnv, Map.of(), 0);
+            return run(type, command, config);
         } catch (PluginFailure e) {
             throw e.toCniException();
         }
+    }
+
+    private byte[] run(String type, Command command, byte[] config) throws PluginFailure {
+        Path executable = PluginLocator.find(type, cniPath);
+        Map<String, String> delegateEnv = new HashMap<>(env);
+        delegateEnv.put("CNI_COMMAND", command.name());
+        // Reading the launcher marker costs a file read: skip it when nothing could run in-process anyway.
+        Optional<String> launcherType = inProcess.types().isEmpty() ? Optional.<String>empty()
+                : JcniLaunchers.pluginType(executable);
+        if (launcherType.isPresent()) {
+            Optional<InProcessPlugin> plugin = inProcess.find(launcherType.get());
+            if (plugin.isPresent()) {
+                return invoker.inProcess(launcherType.get(), plugin.get(), config, delegateEnv);
+            }
+        }
+        return invoker.exec(executable, config, delegateEnv, Map.of(), 0);
     }
 }

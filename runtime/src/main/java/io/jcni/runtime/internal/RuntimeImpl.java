@@ -8,6 +8,7 @@ import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.RuntimeConf;
 import io.jcni.runtime.internal.cache.AttachmentLocks;
 import io.jcni.runtime.internal.cache.ResultCache;
+import io.jcni.runtime.internal.exec.Deadline;
 import io.jcni.runtime.internal.exec.GoText;
 import io.jcni.runtime.internal.exec.PluginFailure;
 import io.jcni.runtime.internal.exec.PluginInvoker;
@@ -30,36 +31,100 @@ import io.jcni.spec.PluginConfig;
 import io.jcni.spec.VersionInfo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** {@link CniRuntime}: list semantics, configuration derivation, cache and locks over the exec engine. */
+/**
+ * {@link CniRuntime}: list semantics, configuration derivation, cache and locks over the exec engine. A runtime made
+ * by {@link CniRuntime#create} and the views {@link #withTimeout} and {@link #withDeadline} make of it share one
+ * engine (invoker, launch helpers, cache, locks) and differ only in the time limit each call starts with.
+ */
 public final class RuntimeImpl implements CniRuntime {
     private static final byte[] VERSION_STDIN =
             ("{\"cniVersion\":\"" + CniVersion.LATEST + "\"}").getBytes(StandardCharsets.UTF_8);
 
     private final Options options;
     private final PluginInvoker invoker;
+    private final WarmSpawner spawner;
     private final ResultCache cache;
     private final AttachmentLocks locks;
     private final String cniPath;
     private final long timeoutNanos;
+    private final AtomicBoolean closed;
+    /** Each call's limit: a timeout from its start, an instant, or neither (both null). */
+    private final Duration callTimeout;
+    private final Instant callDeadline;
 
     public RuntimeImpl(Options options) {
         this.options = options;
-        this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, options.stderr(),
-                WarmSpawner.create(options.environment(), options.launchHelpers()));
+        this.spawner = WarmSpawner.create(options.environment(), options.launchHelpers());
+        this.invoker = new PluginInvoker(ProcessRunner.INTERRUPTIBLE, options.stderr(), spawner);
         this.cache = new ResultCache(options.cacheDir());
         this.locks = new AttachmentLocks(options.cacheDir());
         this.cniPath = PluginLocator.joinPath(options.cniPath());
         this.timeoutNanos = options.pluginTimeout().toNanos();
+        this.closed = new AtomicBoolean();
+        this.callTimeout = null;
+        this.callDeadline = null;
+    }
+
+    private RuntimeImpl(RuntimeImpl base, Duration callTimeout, Instant callDeadline) {
+        this.options = base.options;
+        this.spawner = base.spawner;
+        this.invoker = base.invoker;
+        this.cache = base.cache;
+        this.locks = base.locks;
+        this.cniPath = base.cniPath;
+        this.timeoutNanos = base.timeoutNanos;
+        this.closed = base.closed;
+        this.callTimeout = callTimeout;
+        this.callDeadline = callDeadline;
+    }
+
+    @Override
+    public CniRuntime withTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive: " + timeout);
+        }
+        return new RuntimeImpl(this, timeout, null);
+    }
+
+    @Override
+    public CniRuntime withDeadline(Instant deadline) {
+        return new RuntimeImpl(this, null, Objects.requireNonNull(deadline, "deadline"));
+    }
+
+    /** Stops the launch helpers; calls after this one are refused. Views share it: closing one closes nothing. */
+    @Override
+    public void close() {
+        if (callTimeout != null || callDeadline != null) {
+            return;
+        }
+        if (closed.compareAndSet(false, true) && spawner != null) {
+            spawner.close();
+        }
+    }
+
+    /** The limit of a call starting now; refuses calls on a closed runtime. */
+    private Deadline begin() {
+        if (closed.get()) {
+            throw new IllegalStateException("this CniRuntime is closed");
+        }
+        return callTimeout != null ? Deadline.after(callTimeout)
+                : callDeadline != null ? Deadline.at(callDeadline) : Deadline.NONE;
     }
 
     /**
@@ -90,50 +155,52 @@ public final class RuntimeImpl implements CniRuntime {
 
     @Override
     public CniResult addNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
-        return add(Net.of(list), rt);
+        return add(Net.of(list), rt, begin());
     }
 
     @Override
     public void checkNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
-        check(Net.of(list), rt);
+        check(Net.of(list), rt, begin());
     }
 
     @Override
     public void delNetworkList(NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
-        del(Net.of(list), rt);
+        del(Net.of(list), rt, begin());
     }
 
     @Override
     public CniResult addNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException {
-        return add(Net.of(net), rt);
+        return add(Net.of(net), rt, begin());
     }
 
     @Override
     public void checkNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException {
-        check(Net.of(net), rt);
+        check(Net.of(net), rt, begin());
     }
 
     @Override
     public void delNetwork(PluginConfig net, RuntimeConf rt) throws CniRuntimeException {
-        del(Net.of(net), rt);
+        del(Net.of(net), rt, begin());
     }
 
-    private CniResult add(Net net, RuntimeConf rt) throws CniRuntimeException {
+    private CniResult add(Net net, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
         requireAttachment(net.name(), rt);
         requireRunnable(net);
-        try (AttachmentLocks.Held _ = lock(rt)) {
+        try (AttachmentLocks.Held _ = lock(rt, deadline)) {
             requireNotAdded(net, rt);
             CniResult result = null;
             int added = 0;
             for (PluginConfig plugin : net.plugins()) {
                 String context = "plugin " + describe(plugin) + " failed (add): ";
                 try {
-                    byte[] out = call(context, net, plugin, Command.ADD, result, rt);
+                    byte[] out = call(context, net, plugin, Command.ADD, result, rt, deadline);
                     // The plugin exited 0: what it made is this ADD's to undo, whatever its output turns out to be.
                     added++;
                     result = decodeResult(context, plugin, out, net.version());
                 } catch (CniRuntimeException e) {
-                    throw cleanUp(net, rt, result, added, false, e);
+                    // A plugin the runtime killed (time limit, interrupt) could not undo its partial work: it gets
+                    // the rollback's DEL too. One that failed by itself did undo it, and gets none (see cleanUp).
+                    throw cleanUp(net, rt, result, stopped(e) ? added + 1 : added, false, e, deadline);
                 }
             }
             try {
@@ -141,7 +208,7 @@ public final class RuntimeImpl implements CniRuntime {
             } catch (IOException | CniException e) {
                 throw cleanUp(net, rt, result, added, true, new CniRuntimeException("failed to set network \""
                         + net.name() + "\" cached result: " + e.getMessage(), new CniError(CniError.IO_FAILURE,
-                        "failed to set network \"" + net.name() + "\" cached result", e.getMessage()), e));
+                        "failed to set network \"" + net.name() + "\" cached result", e.getMessage()), e), deadline);
             }
             return result;
         }
@@ -180,35 +247,60 @@ public final class RuntimeImpl implements CniRuntime {
      * the cleanup goes on past failures, to release as much as it can; each failure is attached to the ADD failure,
      * which is what the caller gets. The cache entry is removed only if this ADD wrote it ({@code cacheWritten}: the
      * write failed after the rename) and the cleanup succeeded; an entry that existed before refused the ADD.
+     *
+     * <p>{@code toDelete} counts from the first plugin: those that succeeded, plus the one the runtime killed if it
+     * was killed while it ran. The cleanup runs after an ADD that ran out of time or was cancelled too: with the
+     * thread's interrupt status cleared (and set again afterwards), so that the interrupt that cancelled the ADD does
+     * not also cut its rollback short, and under a fresh budget as long as the call's own. A new interrupt during the
+     * cleanup stops it.
      */
-    private CniRuntimeException cleanUp(Net net, RuntimeConf rt, CniResult lastResult, int added,
-            boolean cacheWritten, CniRuntimeException failure) {
+    private CniRuntimeException cleanUp(Net net, RuntimeConf rt, CniResult lastResult, int toDelete,
+            boolean cacheWritten, CniRuntimeException failure, Deadline deadline) {
         if (!options.deleteOnAddFailure()) {
             return failure;
         }
-        CniResult prev = net.version().supportsCheck() ? lastResult : null;
-        boolean clean = true;
-        for (int i = added - 1; i >= 0; i--) {
-            PluginConfig plugin = net.plugins().get(i);
-            try {
-                call("cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ", net, plugin,
-                        Command.DEL, prev, rt);
-            } catch (CniRuntimeException e) {
-                clean = false;
-                failure.addSuppressed(e);
+        boolean interrupted = Thread.interrupted();
+        try {
+            Deadline budget = deadline.forCleanup();
+            CniResult prev = net.version().supportsCheck() ? lastResult : null;
+            boolean clean = true;
+            for (int i = toDelete - 1; i >= 0; i--) {
+                PluginConfig plugin = net.plugins().get(i);
+                try {
+                    call("cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ", net, plugin,
+                            Command.DEL, prev, rt, budget);
+                } catch (CniRuntimeException e) {
+                    clean = false;
+                    failure.addSuppressed(e);
+                }
+            }
+            if (clean && cacheWritten) {
+                try {
+                    cache.delete(net.name(), rt);
+                } catch (IOException | CniException e) {
+                    failure.addSuppressed(e);
+                }
+            }
+            return failure;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
-        if (clean && cacheWritten) {
-            try {
-                cache.delete(net.name(), rt);
-            } catch (IOException | CniException e) {
-                failure.addSuppressed(e);
-            }
-        }
-        return failure;
     }
 
-    private void check(Net net, RuntimeConf rt) throws CniRuntimeException {
+    /** Whether the failure is of a plugin the runtime killed while it ran. */
+    private static boolean stopped(CniRuntimeException e) {
+        int depth = 0;
+        for (Throwable t = e.getCause(); t != null && depth < 8; t = t.getCause(), depth++) {
+            if (t instanceof PluginFailure failure) {
+                return failure.stopped();
+            }
+        }
+        return false;
+    }
+
+    private void check(Net net, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
         if (!net.version().supportsCheck()) {
             throw new CniRuntimeException("configuration version \"" + net.version()
                     + "\" does not support the CHECK command", new CniError(CniError.INCOMPATIBLE_CNI_VERSION,
@@ -219,23 +311,24 @@ public final class RuntimeImpl implements CniRuntime {
         }
         requireAttachment(net.name(), rt);
         requireRunnable(net);
-        try (AttachmentLocks.Held _ = lock(rt)) {
+        try (AttachmentLocks.Held _ = lock(rt, deadline)) {
             CniResult cached = cachedForOperation(net, rt);
             for (PluginConfig plugin : net.plugins()) {
-                call("plugin " + describe(plugin) + " failed (check): ", net, plugin, Command.CHECK, cached, rt);
+                call("plugin " + describe(plugin) + " failed (check): ", net, plugin, Command.CHECK, cached, rt,
+                        deadline);
             }
         }
     }
 
-    private void del(Net net, RuntimeConf rt) throws CniRuntimeException {
+    private void del(Net net, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
         requireAttachment(net.name(), rt);
         requireRunnable(net);
-        try (AttachmentLocks.Held _ = lock(rt)) {
-            delLocked(net, rt);
+        try (AttachmentLocks.Held _ = lock(rt, deadline)) {
+            delLocked(net, rt, deadline);
         }
     }
 
-    private void delLocked(Net net, RuntimeConf rt) throws CniRuntimeException {
+    private void delLocked(Net net, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
         CniResult cached = null;
         if (net.version().supportsCheck()) {
             try {
@@ -248,7 +341,7 @@ public final class RuntimeImpl implements CniRuntime {
         }
         for (int i = net.plugins().size() - 1; i >= 0; i--) {
             PluginConfig plugin = net.plugins().get(i);
-            call("plugin " + describe(plugin) + " failed (delete): ", net, plugin, Command.DEL, cached, rt);
+            call("plugin " + describe(plugin) + " failed (delete): ", net, plugin, Command.DEL, cached, rt, deadline);
         }
         try {
             cache.delete(net.name(), rt);
@@ -262,6 +355,7 @@ public final class RuntimeImpl implements CniRuntime {
     @Override
     public void gcNetworkList(NetworkConfigList list, List<GcAttachment> validAttachments)
             throws CniRuntimeException {
+        Deadline deadline = begin();
         if (list.disableGC()) {
             return;
         }
@@ -269,13 +363,13 @@ public final class RuntimeImpl implements CniRuntime {
         requireRunnable(net);
         List<CniRuntimeException> errors = new ArrayList<>();
         Set<GcAttachment> valid = new HashSet<>(validAttachments);
-        for (CachedAttachment stale : cachedAttachments("")) {
+        for (CachedAttachment stale : allCachedAttachments()) {
             RuntimeConf rt = stale.runtimeConf();
             if (!stale.network().equals(list.name()) || valid.contains(rt.attachment())) {
                 continue;
             }
             try {
-                del(net, rt);
+                del(net, rt, deadline);
             } catch (CniRuntimeException e) {
                 errors.add(new CniRuntimeException("failed to delete stale attachment " + rt.containerId() + " "
                         + rt.ifName() + ": " + e.getMessage(), e.error(), e.fromPlugin(), e.pluginType(),
@@ -285,7 +379,8 @@ public final class RuntimeImpl implements CniRuntime {
         if (net.version().supportsGcAndStatus()) {
             for (PluginConfig plugin : net.plugins()) {
                 try {
-                    call("failed to GC plugin " + plugin.type() + ": ", net, plugin, Command.GC, null, NO_ATTACHMENT);
+                    call("failed to GC plugin " + plugin.type() + ": ", net, plugin, Command.GC, null, NO_ATTACHMENT,
+                            deadline);
                 } catch (CniRuntimeException e) {
                     errors.add(e);
                 }
@@ -296,6 +391,7 @@ public final class RuntimeImpl implements CniRuntime {
 
     @Override
     public void statusNetworkList(NetworkConfigList list) throws CniRuntimeException {
+        Deadline deadline = begin();
         Net net = Net.of(list);
         if (!net.version().supportsGcAndStatus()) {
             return;
@@ -303,21 +399,21 @@ public final class RuntimeImpl implements CniRuntime {
         requireRunnable(net);
         for (PluginConfig plugin : net.plugins()) {
             call("plugin " + describe(plugin) + " failed (status): ", net, plugin, Command.STATUS, null,
-                    NO_ATTACHMENT);
+                    NO_ATTACHMENT, deadline);
         }
     }
 
     @Override
     public List<String> validateNetworkList(NetworkConfigList list) throws CniRuntimeException {
-        return validate(Net.of(list));
+        return validate(Net.of(list), begin());
     }
 
     @Override
     public List<String> validateNetwork(PluginConfig net) throws CniRuntimeException {
-        return validate(Net.of(net));
+        return validate(Net.of(net), begin());
     }
 
-    private List<String> validate(Net net) throws CniRuntimeException {
+    private List<String> validate(Net net, Deadline deadline) throws CniRuntimeException {
         List<CniRuntimeException> errors = new ArrayList<>();
         if (!net.version().isSupported()) {
             errors.add(unsupportedVersion(net));
@@ -328,7 +424,7 @@ public final class RuntimeImpl implements CniRuntime {
         TreeSet<String> capabilities = new TreeSet<>();
         for (PluginConfig plugin : net.plugins()) {
             try {
-                VersionInfo info = versionInfo(plugin.type());
+                VersionInfo info = versionInfo(plugin.type(), deadline);
                 if (!info.supports(net.version())) {
                     String msg = "plugin " + plugin.type() + " does not support config version \"" + net.version()
                             + "\"";
@@ -346,6 +442,10 @@ public final class RuntimeImpl implements CniRuntime {
 
     @Override
     public VersionInfo versionInfo(String pluginType) throws CniRuntimeException {
+        return versionInfo(pluginType, begin());
+    }
+
+    private VersionInfo versionInfo(String pluginType, Deadline deadline) throws CniRuntimeException {
         // libcni's VERSION call: dummy values for plugins built on an older skel that insists on them.
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CNI_COMMAND", Command.VERSION.name());
@@ -356,7 +456,7 @@ public final class RuntimeImpl implements CniRuntime {
         env.put("CNI_PATH", "dummy");
         byte[] out;
         try {
-            out = run(pluginType, VERSION_STDIN, env);
+            out = run(pluginType, VERSION_STDIN, env, deadline);
         } catch (PluginFailure e) {
             if (e.error().message().equals("unknown CNI_COMMAND: VERSION")) {
                 return new VersionInfo("0.1.0", List.of("0.1.0"));
@@ -380,6 +480,7 @@ public final class RuntimeImpl implements CniRuntime {
     @Override
     public Optional<CniResult> cachedResult(String network, CniVersion version, RuntimeConf rt)
             throws CniRuntimeException {
+        begin();
         requireAttachment(network, rt);
         try {
             return cache.result(network, rt, version);
@@ -390,6 +491,7 @@ public final class RuntimeImpl implements CniRuntime {
 
     @Override
     public Optional<CachedConfig> cachedConfig(String network, RuntimeConf rt) throws CniRuntimeException {
+        begin();
         requireAttachment(network, rt);
         try {
             return cache.config(network, rt);
@@ -399,7 +501,28 @@ public final class RuntimeImpl implements CniRuntime {
     }
 
     @Override
+    public List<CachedAttachment> cachedAttachments() throws CniRuntimeException {
+        begin();
+        return allCachedAttachments();
+    }
+
+    @Override
     public List<CachedAttachment> cachedAttachments(String containerId) throws CniRuntimeException {
+        begin();
+        try {
+            CniNames.requireContainerId(containerId);
+        } catch (CniException e) {
+            throw runtimeSide(e);
+        }
+        return attachments(containerId);
+    }
+
+    private List<CachedAttachment> allCachedAttachments() throws CniRuntimeException {
+        return attachments("");
+    }
+
+    /** The cache's attachments of {@code containerId}, or all for "". */
+    private List<CachedAttachment> attachments(String containerId) throws CniRuntimeException {
         try {
             return cache.attachments(containerId);
         } catch (IOException e) {
@@ -429,9 +552,9 @@ public final class RuntimeImpl implements CniRuntime {
      * error, plugin type and stderr. Returns the plugin's stdout.
      */
     private byte[] call(String context, Net net, PluginConfig plugin, Command command, CniResult prev,
-            RuntimeConf rt) throws CniRuntimeException {
+            RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
         try {
-            return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt);
+            return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt, deadline);
         } catch (PluginFailure e) {
             throw failed(context, plugin.type(), e);
         } catch (CniException e) {
@@ -442,15 +565,24 @@ public final class RuntimeImpl implements CniRuntime {
     /**
      * ADD's stdout as a result of the network's version. Output that is not a result fails as a failed call does,
      * with {@code context} (code 6 for output that does not decode, the conversion's code for a result that cannot be
-     * converted).
+     * converted). What libcni accepts although the spec does not allow it (an interface index outside
+     * {@code interfaces}, a 0.x {@code version} that contradicts its address) is accepted and passed on, with one
+     * warning line each to the stderr sink: a runtime must not fail a container that Go runtimes start.
      */
-    private static CniResult decodeResult(String context, PluginConfig plugin, byte[] out, CniVersion version)
+    private CniResult decodeResult(String context, PluginConfig plugin, byte[] out, CniVersion version)
             throws CniRuntimeException {
+        List<String> warnings = new ArrayList<>(0);
+        CniResult result;
         try {
-            return PluginOutput.result(out, version, version);
+            result = PluginOutput.result(out, version, version, warnings);
         } catch (PluginFailure e) {
             throw failed(context, plugin.type(), e);
         }
+        for (String warning : warnings) {
+            invoker.warn("jcni: warning: plugin " + describe(plugin) + " (add) printed " + warning
+                    + "; accepted and passed on, as Go libcni does");
+        }
+        return result;
     }
 
     /**
@@ -505,7 +637,8 @@ public final class RuntimeImpl implements CniRuntime {
         return selected.isEmpty() ? JsonObject.EMPTY : JsonObject.of(selected);
     }
 
-    private byte[] invoke(String type, Command command, byte[] stdin, RuntimeConf rt) throws PluginFailure {
+    private byte[] invoke(String type, Command command, byte[] stdin, RuntimeConf rt, Deadline deadline)
+            throws PluginFailure {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CNI_COMMAND", command.name());
         env.put("CNI_CONTAINERID", rt.containerId());
@@ -513,18 +646,19 @@ public final class RuntimeImpl implements CniRuntime {
         env.put("CNI_ARGS", rt.args().toString());
         env.put("CNI_IFNAME", rt.ifName());
         env.put("CNI_PATH", cniPath);
-        return run(type, stdin, env);
+        return run(type, stdin, env, deadline);
     }
 
-    private byte[] run(String type, byte[] stdin, Map<String, String> cniEnv) throws PluginFailure {
+    private byte[] run(String type, byte[] stdin, Map<String, String> cniEnv, Deadline deadline)
+            throws PluginFailure {
         Optional<InProcessPlugin> inProcess = options.inProcess().find(type);
         if (inProcess.isPresent()) {
             Map<String, String> env = new HashMap<>(options.environment());
             env.putAll(cniEnv);
-            return invoker.inProcess(type, inProcess.get(), stdin, env);
+            return invoker.inProcess(type, inProcess.get(), stdin, env, timeoutNanos, deadline);
         }
         return invoker.exec(PluginLocator.find(type, options.cniPath()), stdin, options.environment(), cniEnv,
-                timeoutNanos);
+                timeoutNanos, deadline);
     }
 
     // ============================================================================================ checks and errors
@@ -563,17 +697,26 @@ public final class RuntimeImpl implements CniRuntime {
         return new CniRuntimeException(msg, new CniError(CniError.INVALID_NETWORK_CONFIG, msg), null);
     }
 
-    private AttachmentLocks.Held lock(RuntimeConf rt) throws CniRuntimeException {
+    /**
+     * The attachment's lock, waited for until the deadline: an operation on the same attachment that holds it longer
+     * makes this one fail with code 11 (try again later), as the spec's code for a transient condition.
+     */
+    private AttachmentLocks.Held lock(RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
+        String attachment = rt.containerId() + "/" + rt.ifName();
         try {
-            return locks.acquire(rt.containerId(), rt.ifName());
+            return locks.acquire(rt.containerId(), rt.ifName(),
+                    deadline.limited() ? Math.max(1, deadline.remainingNanos()) : 0);
         } catch (IOException e) {
-            throw new CniRuntimeException("cannot lock attachment " + rt.containerId() + "/" + rt.ifName() + ": "
-                    + e.getMessage(), new CniError(CniError.IO_FAILURE, "cannot lock attachment", e.getMessage()),
-                    e);
+            throw new CniRuntimeException("cannot lock attachment " + attachment + ": " + e.getMessage(),
+                    new CniError(CniError.IO_FAILURE, "cannot lock attachment", e.getMessage()), e);
+        } catch (TimeoutException e) {
+            String msg = "attachment " + attachment + " is busy: the call's deadline (" + deadline.budgetMillis()
+                    + " ms) passed while waiting for another operation on it";
+            throw new CniRuntimeException(msg, new CniError(CniError.TRY_AGAIN_LATER, msg, e.getMessage()), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CniRuntimeException("interrupted while waiting for attachment " + rt.containerId() + "/"
-                    + rt.ifName(), new CniError(CniError.INTERNAL, "interrupted"), e);
+            throw new CniRuntimeException("interrupted while waiting for attachment " + attachment,
+                    new CniError(CniError.INTERNAL, "interrupted"), e);
         }
     }
 
@@ -589,8 +732,31 @@ public final class RuntimeImpl implements CniRuntime {
         return new CniRuntimeException(e.getMessage(), e.error(), e);
     }
 
+    /**
+     * A plugin call's failure as the caller gets it. When the calling thread is interrupted (the call was cancelled)
+     * and nothing in the failure says so yet (an in-process plugin that stopped at the interrupt reports its own
+     * error), an {@link InterruptedException} is put in the cause chain, so that {@link
+     * CniRuntimeException#interrupted()} tells.
+     */
     private static CniRuntimeException failed(String prefix, String type, PluginFailure e) {
-        return new CniRuntimeException(prefix + e.getMessage(), e.error(), e.fromPlugin(), type, e.stderrText(), e);
+        Throwable cause = e;
+        if (Thread.currentThread().isInterrupted() && !causedBy(e, InterruptedException.class)) {
+            InterruptedException interrupted = new InterruptedException("the calling thread was interrupted");
+            interrupted.initCause(e);
+            cause = interrupted;
+        }
+        return new CniRuntimeException(prefix + e.getMessage(), e.error(), e.fromPlugin(), type, e.stderrText(),
+                cause);
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 16; t = t.getCause(), depth++) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static CniRuntimeException failed(String prefix, String type, CniException e) {

@@ -28,7 +28,11 @@ import java.util.Optional;
  * Results to and from JSON, per version, in the shape of libcni's types (field names, order, omitted empty fields).
  *
  * <p>Decoding reads the fields the result's version defines and ignores the rest, as a per-version Go type would;
- * invalid values are code 6 (the result cannot be decoded), version problems code 1.
+ * invalid values are code 6 (the result cannot be decoded), version problems code 1. Two things libcni 1.1.2 accepts
+ * although the spec does not allow them are accepted too, so that a runtime never fails a container a Go runtime
+ * starts: an {@code ips[].interface} that is not an index of {@code interfaces} (negative, or past the end) is kept as
+ * it is, and a 0.3.x/0.4.0 {@code ips[].version} that contradicts the address is read as the address's family (the
+ * model derives it from the address). Each is reported to the caller's warning list when there is one.
  */
 public final class ResultCodec {
     private static final int DECODE = CniError.DECODING_FAILURE;
@@ -52,6 +56,15 @@ public final class ResultCodec {
      * {@code expected}, a missing {@code cniVersion} means 0.1.0 (libcni's DecodeVersion).
      */
     public static CniResult decode(JsonObject json, CniVersion expected, String path) throws CniException {
+        return decode(json, expected, path, null);
+    }
+
+    /**
+     * As {@link #decode(JsonObject, CniVersion, String)}, adding to {@code warnings} (when not null) one line for each
+     * value accepted only because libcni accepts it (see the class comment).
+     */
+    public static CniResult decode(JsonObject json, CniVersion expected, String path, List<String> warnings)
+            throws CniException {
         ConfigNode root = ConfigNode.at(json, path, DECODE);
         String versionPath = child(path, "cniVersion");
         if (expected != null && !expected.isSupported()) {
@@ -77,32 +90,52 @@ public final class ResultCodec {
         boolean v110 = version.atLeast(CniVersion.V1_1_0);
         List<Interface> interfaces = new ArrayList<>();
         for (ConfigNode node : root.array("interfaces")) {
-            node.asObject();
-            interfaces.add(new Interface(node.string("name").orElse(""), node.string("mac").orElse(""),
-                    v110 ? intField(node, "mtu", 0, Integer.MAX_VALUE, 0) : 0, node.string("sandbox").orElse(""),
-                    v110 ? node.string("socketPath").orElse("") : "", v110 ? node.string("pciID").orElse("") : ""));
+            interfaces.add(decodeInterface(node, v110));
         }
         List<IpConfig> ips = new ArrayList<>();
         for (ConfigNode node : root.array("ips")) {
-            node.asObject();
-            IpPrefix address = node.requireField("address").asPrefix();
-            if (version.before(CniVersion.V1_0_0)) {
-                Optional<String> ipVersion = node.string("version");
-                String family = address.isIpv4() ? "4" : "6";
-                if (ipVersion.isPresent() && !ipVersion.get().equals(family)) {
-                    throw new CniException(DECODE, child(node.path(), "version") + ": \"" + ipVersion.get()
-                            + "\" does not match the address " + address + " (expected \"" + family + "\")");
-                }
-            }
-            Optional<Long> index = node.integer("interface", 0, Integer.MAX_VALUE);
-            ips.add(new IpConfig(index.isEmpty() ? null : index.get().intValue(), address,
-                    node.ip("gateway").orElse(null)));
+            ips.add(decodeIp(node, version.before(CniVersion.V1_0_0), warnings));
         }
         List<Route> routes = new ArrayList<>();
         for (ConfigNode node : root.array("routes")) {
             routes.add(route(node, v110));
         }
-        return new Result(version, interfaces, ips, routes, dns);
+        Result result = new Result(version, interfaces, ips, routes, dns);
+        if (warnings != null) {
+            for (String problem : result.interfaceIndexProblems()) {
+                warnings.add(path.isEmpty() ? problem : path + "." + problem);
+            }
+        }
+        return result;
+    }
+
+    /** One {@code interfaces[]} member; the 1.1.0 fields only when {@code v110}. */
+    public static Interface decodeInterface(ConfigNode node, boolean v110) throws CniException {
+        node.asObject();
+        return new Interface(node.string("name").orElse(""), node.string("mac").orElse(""),
+                v110 ? intField(node, "mtu", 0, Integer.MAX_VALUE, 0) : 0, node.string("sandbox").orElse(""),
+                v110 ? node.string("socketPath").orElse("") : "", v110 ? node.string("pciID").orElse("") : "");
+    }
+
+    /**
+     * One {@code ips[]} member. With {@code withVersion} (0.3.x/0.4.0), a {@code version} that contradicts the address
+     * is reported to {@code warnings} (when not null) and read as the address's family; without, it is ignored.
+     */
+    public static IpConfig decodeIp(ConfigNode node, boolean withVersion, List<String> warnings)
+            throws CniException {
+        node.asObject();
+        IpPrefix address = node.requireField("address").asPrefix();
+        if (withVersion) {
+            Optional<String> ipVersion = node.string("version");
+            String family = address.isIpv4() ? "4" : "6";
+            if (ipVersion.isPresent() && !ipVersion.get().equals(family) && warnings != null) {
+                warnings.add(child(node.path(), "version") + ": \"" + ipVersion.get()
+                        + "\" contradicts the address " + address + ": read as \"" + family + "\"");
+            }
+        }
+        // Any int, as libcni's *int: an index outside interfaces is passed on, not refused (see decode).
+        Optional<Long> index = node.integer("interface", Integer.MIN_VALUE, Integer.MAX_VALUE);
+        return new IpConfig(index.isEmpty() ? null : index.get().intValue(), address, node.ip("gateway").orElse(null));
     }
 
     private static int intField(ConfigNode node, String key, int min, int max, int absent) throws CniException {
@@ -116,7 +149,8 @@ public final class ResultCodec {
         return value.isEmpty() ? null : value.get().intValue();
     }
 
-    private static Route route(ConfigNode node, boolean v110) throws CniException {
+    /** One {@code routes[]} member; the 1.1.0 attributes only when {@code v110}. */
+    public static Route route(ConfigNode node, boolean v110) throws CniException {
         node.asObject();
         IpPrefix dst = node.requireField("dst").asPrefix();
         InetAddress gw = node.ip("gw").orElse(null);
@@ -138,6 +172,17 @@ public final class ResultCodec {
             throw new CniException(DECODE, child(node.path(), "ip") + ": expected an " + (ipv4 ? "IPv4" : "IPv6")
                     + " address, got " + ip);
         }
+        List<Route> routes = new ArrayList<>();
+        for (ConfigNode route : node.array("routes")) {
+            routes.add(route(route, false));
+        }
+        return new LegacyIpConfig(ip, node.ip("gateway").orElse(null), routes);
+    }
+
+    /** An {@code ip4} or {@code ip6} member on its own, of either family. */
+    public static LegacyIpConfig decodeLegacyIp(ConfigNode node) throws CniException {
+        node.asObject();
+        IpPrefix ip = node.requireField("ip").asPrefix();
         List<Route> routes = new ArrayList<>();
         for (ConfigNode route : node.array("routes")) {
             routes.add(route(route, false));
@@ -200,7 +245,8 @@ public final class ResultCodec {
         return JsonObject.of(out);
     }
 
-    private static JsonObject legacyIp(LegacyIpConfig ip) {
+    /** An {@code ip4}/{@code ip6} member as libcni writes it. */
+    public static JsonObject legacyIp(LegacyIpConfig ip) {
         LinkedHashMap<String, Json> out = new LinkedHashMap<>();
         out.put("ip", Json.of(ip.ip().toString()));
         putAddress(out, "gateway", ip.gateway());
@@ -210,7 +256,8 @@ public final class ResultCodec {
         return JsonObject.of(out);
     }
 
-    private static JsonObject iface(Interface i, boolean v110) {
+    /** An {@code interfaces[]} member as libcni writes it; the 1.1.0 fields only when {@code v110}. */
+    public static JsonObject iface(Interface i, boolean v110) {
         LinkedHashMap<String, Json> out = new LinkedHashMap<>();
         out.put("name", Json.of(i.name()));
         putString(out, "mac", i.mac());
@@ -225,7 +272,8 @@ public final class ResultCodec {
         return JsonObject.of(out);
     }
 
-    private static JsonObject ip(IpConfig ip, boolean withVersion) {
+    /** An {@code ips[]} member as libcni writes it; {@code version} (from the address) only when {@code withVersion}. */
+    public static JsonObject ip(IpConfig ip, boolean withVersion) {
         LinkedHashMap<String, Json> out = new LinkedHashMap<>();
         if (withVersion) {
             out.put("version", Json.of(ip.version()));
@@ -241,23 +289,28 @@ public final class ResultCodec {
     private static JsonArray routes(List<Route> routes, boolean v110) {
         List<Json> list = new ArrayList<>(routes.size());
         for (Route route : routes) {
-            LinkedHashMap<String, Json> out = new LinkedHashMap<>();
-            out.put("dst", Json.of(route.dst().toString()));
-            putAddress(out, "gw", route.gw());
-            if (v110) {
-                putPositive(out, "mtu", route.mtu());
-                putPositive(out, "advmss", route.advmss());
-                putPositive(out, "priority", route.priority());
-                if (route.table() != null) {
-                    out.put("table", JsonNumber.of(route.table()));
-                }
-                if (route.scope() != null) {
-                    out.put("scope", JsonNumber.of(route.scope()));
-                }
-            }
-            list.add(JsonObject.of(out));
+            list.add(route(route, v110));
         }
         return new JsonArray(list);
+    }
+
+    /** A {@code routes[]} member as libcni writes it; the 1.1.0 attributes only when {@code v110}. */
+    public static JsonObject route(Route route, boolean v110) {
+        LinkedHashMap<String, Json> out = new LinkedHashMap<>();
+        out.put("dst", Json.of(route.dst().toString()));
+        putAddress(out, "gw", route.gw());
+        if (v110) {
+            putPositive(out, "mtu", route.mtu());
+            putPositive(out, "advmss", route.advmss());
+            putPositive(out, "priority", route.priority());
+            if (route.table() != null) {
+                out.put("table", JsonNumber.of(route.table()));
+            }
+            if (route.scope() != null) {
+                out.put("scope", JsonNumber.of(route.scope()));
+            }
+        }
+        return JsonObject.of(out);
     }
 
     /** {@code dns} as libcni writes it: each member omitted when empty. */

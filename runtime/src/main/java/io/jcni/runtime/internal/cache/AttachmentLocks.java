@@ -12,6 +12,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
@@ -79,6 +81,33 @@ public final class AttachmentLocks {
         try {
             return new Held(bucket, bucket.lockFile(dir));
         } catch (IOException | InterruptedException | RuntimeException e) {
+            bucket.lock.unlock();
+            throw e;
+        }
+    }
+
+    /**
+     * As {@link #acquire(String, String)}, giving up when {@code timeoutNanos} have passed ({@code 0}: no limit). The
+     * file lock is then polled (every few milliseconds) instead of waited for in the kernel, so the wait ends on time.
+     *
+     * @throws TimeoutException if the lock was not free in time (nothing is held then)
+     */
+    public Held acquire(String containerId, String ifName, long timeoutNanos)
+            throws IOException, InterruptedException, TimeoutException {
+        if (timeoutNanos <= 0) {
+            return acquire(containerId, ifName);
+        }
+        long end = System.nanoTime() + timeoutNanos;
+        Bucket bucket = buckets[bucket(containerId, ifName)];
+        if (!bucket.lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) {
+            throw new TimeoutException("another operation on this attachment held it longer");
+        }
+        if (bucket.lock.getHoldCount() > 1) {
+            return new Held(bucket, null);
+        }
+        try {
+            return new Held(bucket, bucket.lockFileBefore(dir, end));
+        } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
             bucket.lock.unlock();
             throw e;
         }
@@ -156,6 +185,23 @@ public final class AttachmentLocks {
                 }
             }
             return channel;
+        }
+
+        /** Polls for the file lock until {@code end} ({@link System#nanoTime}); the sleeps are interruptible. */
+        FileLock lockFileBefore(Path dir, long end) throws IOException, InterruptedException, TimeoutException {
+            long sleepMillis = 1;
+            while (true) {
+                FileLock lock = channel(dir).tryLock();
+                if (lock != null) {
+                    return lock;
+                }
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException("another process held " + file + " longer");
+                }
+                Thread.sleep(Math.max(1, Math.min(sleepMillis, left / 1_000_000)));
+                sleepMillis = Math.min(20, sleepMillis * 2);
+            }
         }
 
         FileLock lockFile(Path dir) throws IOException, InterruptedException {

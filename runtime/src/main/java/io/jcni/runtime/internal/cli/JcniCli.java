@@ -189,7 +189,7 @@ public final class JcniCli {
         CniRuntime runtime = runtime(a);
         List<GcAttachment> valid = new ArrayList<>();
         if (a.values("valid").isEmpty()) {
-            for (CachedAttachment attachment : runtime.cachedAttachments("")) {
+            for (CachedAttachment attachment : runtime.cachedAttachments()) {
                 if (attachment.network().equals(list.name())) {
                     valid.add(attachment.runtimeConf().attachment());
                 }
@@ -280,7 +280,11 @@ public final class JcniCli {
         }
         try {
             CniVersion target = CniVersion.parseSupported(to, "--to");
-            CniResult converted = CniJson.decodeResult(input).convertTo(target);
+            List<String> warnings = new ArrayList<>(0);
+            CniResult converted = CniJson.decodeResult(input, null, warnings).convertTo(target);
+            for (String warning : warnings) {
+                err.println("jcni: warning: " + warning + "; accepted, as Go libcni accepts it");
+            }
             out.println(new String(CniJson.encode(converted), StandardCharsets.UTF_8));
             return OK;
         } catch (CniException e) {

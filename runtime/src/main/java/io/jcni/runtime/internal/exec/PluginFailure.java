@@ -19,12 +19,22 @@ public final class PluginFailure extends Exception {
     private final transient CniError error;
     private final boolean fromPlugin;
     private final byte[] stderr;
+    private final boolean stopped;
 
     public PluginFailure(CniError error, boolean fromPlugin, byte[] stderr, Throwable cause) {
+        this(error, fromPlugin, stderr, cause, false);
+    }
+
+    /**
+     * @param stopped the plugin was running and the runtime stopped it (killed at its time limit, or on an interrupt
+     *                of the calling thread): it had no chance to undo what it had made
+     */
+    public PluginFailure(CniError error, boolean fromPlugin, byte[] stderr, Throwable cause, boolean stopped) {
         super(error.message(), cause);
         this.error = error;
         this.fromPlugin = fromPlugin;
         this.stderr = stderr == null ? new byte[0] : stderr;
+        this.stopped = stopped;
     }
 
     /** A failure of the engine's side, not the plugin's, with a libcni-style message. */
@@ -38,6 +48,11 @@ public final class PluginFailure extends Exception {
 
     public boolean fromPlugin() {
         return fromPlugin;
+    }
+
+    /** Whether the runtime killed the plugin while it ran (see the constructor). */
+    public boolean stopped() {
+        return stopped;
     }
 
     /** What the plugin wrote to stderr (already passed to the caller's sink as well); empty if nothing. */

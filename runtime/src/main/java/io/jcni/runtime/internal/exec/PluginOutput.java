@@ -9,6 +9,7 @@ import io.jcni.spec.Json;
 import io.jcni.spec.JsonObject;
 import io.jcni.spec.JsonString;
 import io.jcni.spec.VersionInfo;
+import java.util.List;
 
 /**
  * What a plugin's output means, decoded as libcni decodes it.
@@ -59,6 +60,15 @@ public final class PluginOutput {
      * {@code failed to unmarshal raw result: <parse error>}; a result of an unknown version code 1.
      */
     public static CniResult result(byte[] stdout, CniVersion configVersion) throws PluginFailure {
+        return result(stdout, configVersion, (List<String>) null);
+    }
+
+    /**
+     * As {@link #result(byte[], CniVersion)}, adding to {@code warnings} (when not null) what was accepted only
+     * because libcni accepts it ({@link CniJson#decodeResult(byte[], CniVersion, List)}).
+     */
+    public static CniResult result(byte[] stdout, CniVersion configVersion, List<String> warnings)
+            throws PluginFailure {
         Json json;
         try {
             json = CniJson.parse(stdout);
@@ -72,7 +82,7 @@ public final class PluginOutput {
         }
         boolean declared = object.get("cniVersion").orElse(Json.NULL) instanceof JsonString v && !v.value().isEmpty();
         try {
-            return CniJson.decodeResult(object, declared ? null : configVersion);
+            return CniJson.decodeResult(object, declared ? null : configVersion, warnings);
         } catch (CniException e) {
             throw new PluginFailure(e.error(), false, null, e);
         }
@@ -84,7 +94,13 @@ public final class PluginOutput {
      * decode: a failure of the engine's side with the conversion's error unchanged.
      */
     public static CniResult result(byte[] stdout, CniVersion configVersion, CniVersion target) throws PluginFailure {
-        CniResult result = result(stdout, configVersion);
+        return result(stdout, configVersion, target, null);
+    }
+
+    /** As {@link #result(byte[], CniVersion, CniVersion)}, with warnings as {@link #result(byte[], CniVersion, List)}. */
+    public static CniResult result(byte[] stdout, CniVersion configVersion, CniVersion target, List<String> warnings)
+            throws PluginFailure {
+        CniResult result = result(stdout, configVersion, warnings);
         try {
             return result.convertTo(target);
         } catch (CniException e) {

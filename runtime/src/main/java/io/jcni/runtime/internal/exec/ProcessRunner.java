@@ -27,6 +27,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (4096 bytes, so the write cannot block on a plugin that has not started reading) and on a pooled thread otherwise.
  * Pipe reads on virtual threads would pin or compensate carriers, so the pool is of platform threads.
  *
+ * <p>Interrupts: an interrupt of the calling thread kills the plugin and its descendants and fails the run (see
+ * {@link #INTERRUPTIBLE}). The engine reads stdout on the calling thread, where a pipe read does not see interrupts,
+ * so a watcher on the shared timer thread looks at the caller's interrupt status every
+ * {@value #INTERRUPT_POLL_MILLIS} ms while the plugin runs, and kills the plugin when it is set.
+ *
  * <p>Sharp edges: a plugin that leaves a daemon holding its stdout open makes the read wait for that daemon, as libcni
  * waits too; the timeout kills the descendants it can see at that moment (daemons reparented to init are out of
  * reach). Output beyond {@value #MAX_STDOUT_BYTES} bytes on stdout kills the plugin; stderr keeps its first
@@ -40,16 +45,37 @@ public final class ProcessRunner {
     /** How long to wait for the rest of stderr once the plugin has exited and closed stdout. */
     private static final long STDERR_GRACE_MILLIS = 2000;
 
-    /** libcni's text-file-busy policy. */
+    /** How often the caller's interrupt status is looked at while a plugin runs. */
+    static final long INTERRUPT_POLL_MILLIS = 20;
+
+    /**
+     * libcni's text-file-busy policy. Watches the caller's interrupts only when the call runs inside an in-process
+     * plugin of a runtime ({@link PluginInvoker#inRuntimeCall()}): an exec'd plugin delegating to another is never
+     * interrupted, and its start-up should not pay for the timer.
+     */
     public static final ProcessRunner DEFAULT = new ProcessRunner(5, 1000);
+
+    /** libcni's text-file-busy policy; an interrupt of the calling thread always stops the plugin (the runtime's). */
+    public static final ProcessRunner INTERRUPTIBLE = new ProcessRunner(5, 1000, true);
 
     private final int busyRetries;
     private final long busyDelayMillis;
+    private final boolean watchInterrupts;
 
     /** A runner retrying "text file busy" {@code busyRetries} times, {@code busyDelayMillis} apart (tests: shorter). */
     public ProcessRunner(int busyRetries, long busyDelayMillis) {
+        this(busyRetries, busyDelayMillis, false);
+    }
+
+    /** As {@link #ProcessRunner(int, long)}; with {@code watchInterrupts}, as {@link #INTERRUPTIBLE}. */
+    public ProcessRunner(int busyRetries, long busyDelayMillis, boolean watchInterrupts) {
         this.busyRetries = busyRetries;
         this.busyDelayMillis = busyDelayMillis;
+        this.watchInterrupts = watchInterrupts;
+    }
+
+    private boolean watchesInterrupts() {
+        return watchInterrupts || PluginInvoker.inRuntimeCall();
     }
 
     /** How one run ended. {@code status} follows {@link Process#exitValue()} (128 + N for signal N). */
@@ -96,7 +122,7 @@ public final class ProcessRunner {
                 byte[] header = WarmSpawner.header(helper, executable, cniEnv);
                 byte[] input = Arrays.copyOf(header, header.length + stdin.length);
                 System.arraycopy(stdin, 0, input, header.length, stdin.length);
-                Outcome outcome = collect(helper.process, input, timeoutNanos, executable);
+                Outcome outcome = collect(helper.process, input, timeoutNanos, executable, watchesInterrupts());
                 boolean execFailed = (outcome.status == 126 || outcome.status == 127) && outcome.stdout.length == 0
                         && WarmSpawner.execFailed(helper, outcome.stderr);
                 if (!execFailed) {
@@ -117,12 +143,15 @@ public final class ProcessRunner {
             throw PluginFailure.engine(CniError.INVALID_ENVIRONMENT_VARIABLES,
                     "invalid environment for plugin " + executable + ": " + e.getMessage());
         }
-        return collect(start(builder, executable), stdin, timeoutNanos, executable);
+        return collect(start(builder, executable), stdin, timeoutNanos, executable, watchesInterrupts());
     }
 
-    /** Feeds stdin, collects stdout and stderr, waits for the exit, and kills the tree at the timeout. */
-    private static Outcome collect(Process process, byte[] stdin, long timeoutNanos, Path executable)
-            throws PluginFailure {
+    /**
+     * Feeds stdin, collects stdout and stderr, waits for the exit, kills the tree at the timeout and, with
+     * {@code watchInterrupts}, when the calling thread is interrupted.
+     */
+    private static Outcome collect(Process process, byte[] stdin, long timeoutNanos, Path executable,
+            boolean watchInterrupts) throws PluginFailure {
         StderrDrain drain = new StderrDrain(process.getErrorStream());
         Pools.IO.execute(drain);
         Killer killer = null;
@@ -130,6 +159,15 @@ public final class ProcessRunner {
         if (timeoutNanos > 0) {
             killer = new Killer(process);
             kill = Pools.scheduler().schedule(killer, timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        InterruptWatch watch = null;
+        ScheduledFuture<?> watching = null;
+        if (watchInterrupts) {
+            watch = new InterruptWatch(Thread.currentThread(), process);
+            // The first look only after a period: most plugins are done by then, so the timer thread never wakes
+            // for them (an interrupt before the start was refused by the caller already).
+            watching = Pools.scheduler().scheduleWithFixedDelay(watch, INTERRUPT_POLL_MILLIS,
+                    INTERRUPT_POLL_MILLIS, TimeUnit.MILLISECONDS);
         }
         try {
             feed(process, stdin);
@@ -143,15 +181,23 @@ public final class ProcessRunner {
             if (kill != null) {
                 kill.cancel(false);
             }
+            if (watch != null && watch.fired()) {
+                // Killed by the watcher; waitFor does not look at the interrupt status of a process that has exited.
+                throw new InterruptedException("the calling thread was interrupted");
+            }
             byte[] stderr = drain.await(STDERR_GRACE_MILLIS);
             return new Outcome(status, stdout, stderr, killer != null && killer.fired.get(), overflow);
         } catch (InterruptedException e) {
             killTree(process);
             Thread.currentThread().interrupt();
-            throw PluginFailure.engine(CniError.INTERNAL, "interrupted while running plugin " + executable);
+            throw new PluginFailure(new CniError(CniError.INTERNAL, "interrupted while running plugin " + executable),
+                    true, drain.snapshot(), e, true);
         } finally {
             if (kill != null) {
                 kill.cancel(false);
+            }
+            if (watching != null) {
+                watching.cancel(false);
             }
         }
     }
@@ -159,6 +205,11 @@ public final class ProcessRunner {
     /** Runs a task on the shared I/O threads (used by {@link WarmSpawner} to start helpers in the background). */
     static void submit(Runnable task) {
         Pools.IO.execute(task);
+    }
+
+    /** Runs {@code task} once after {@code delayNanos} on the shared timer thread (the in-process deadline). */
+    static ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return Pools.scheduler().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     private Process start(ProcessBuilder builder, Path executable) throws PluginFailure {
@@ -172,8 +223,8 @@ public final class ProcessRunner {
                         Thread.sleep(busyDelayMillis);
                     } catch (InterruptedException interrupted) {
                         Thread.currentThread().interrupt();
-                        throw PluginFailure.engine(CniError.INTERNAL,
-                                "interrupted while waiting to retry plugin " + executable);
+                        throw new PluginFailure(new CniError(CniError.INTERNAL,
+                                "interrupted while waiting to retry plugin " + executable), false, null, interrupted);
                     }
                     continue;
                 }
@@ -303,6 +354,29 @@ public final class ProcessRunner {
         }
     }
 
+    /** Kills the plugin's tree once the calling thread is interrupted (the caller itself is blocked in a pipe read). */
+    private static final class InterruptWatch implements Runnable {
+        private final Thread caller;
+        private final Process process;
+        private final AtomicBoolean fired = new AtomicBoolean();
+
+        InterruptWatch(Thread caller, Process process) {
+            this.caller = caller;
+            this.process = process;
+        }
+
+        @Override
+        public void run() {
+            if (caller.isInterrupted() && process.isAlive() && fired.compareAndSet(false, true)) {
+                killTree(process);
+            }
+        }
+
+        boolean fired() {
+            return fired.get();
+        }
+    }
+
     /** Reads stderr to its end, keeping the first {@link #MAX_STDERR_BYTES}. */
     private static final class StderrDrain implements Runnable {
         private final InputStream in;
@@ -338,6 +412,11 @@ public final class ProcessRunner {
             }
             System.arraycopy(chunk, 0, buffer, length, keep);
             length += keep;
+        }
+
+        /** What arrived so far (the plugin may still be writing). */
+        synchronized byte[] snapshot() {
+            return Arrays.copyOf(buffer, length);
         }
 
         byte[] await(long graceMillis) throws InterruptedException {

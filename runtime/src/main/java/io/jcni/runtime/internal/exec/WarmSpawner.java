@@ -45,6 +45,7 @@ public final class WarmSpawner {
     private final Map<String, String> baseEnv;
     private final int idle;
     private final State state;
+    private final Cleaner.Cleanable cleanable;
 
     /** One started helper and the nonce it will print if its exec fails. */
     public static final class Helper {
@@ -86,7 +87,12 @@ public final class WarmSpawner {
         }
         script.append("exec \"$p\"\n");
         this.command = List.of(dash.toString(), "-c", script.toString());
-        CLEANER.register(this, state);
+        this.cleanable = CLEANER.register(this, state);
+    }
+
+    /** Stops the idle helpers and starts no more: {@link #take()} returns null from now on. Idempotent. */
+    public void close() {
+        cleanable.clean();
     }
 
     /**
@@ -139,6 +145,9 @@ public final class WarmSpawner {
 
     /** A ready helper, or null if none is (the caller spawns directly); starts replacements in the background. */
     Helper take() {
+        if (state.closed) {
+            return null;
+        }
         Helper helper;
         while ((helper = state.ready.poll()) != null && !helper.process.isAlive()) {
             // An idle helper that died (killed from outside): skip it.

@@ -25,6 +25,8 @@ final class EtcdCluster implements AutoCloseable {
     private final int[] peerPorts;
     private final Process[] members;
     private final List<String> extraArgs;
+    /** With TLS: one more client listener per member, https, beside the plain one the test itself uses. */
+    private final int[] tlsPorts;
 
     private EtcdCluster(Path dir, int size, List<String> extraArgs) throws IOException {
         this.dir = dir;
@@ -32,9 +34,14 @@ final class EtcdCluster implements AutoCloseable {
         this.peerPorts = new int[size];
         this.members = new Process[size];
         this.extraArgs = extraArgs;
+        boolean tls = extraArgs.contains("--cert-file");
+        this.tlsPorts = new int[tls ? size : 0];
         for (int i = 0; i < size; i++) {
             clientPorts[i] = freePort();
             peerPorts[i] = freePort();
+            if (tls) {
+                tlsPorts[i] = freePort();
+            }
         }
     }
 
@@ -73,6 +80,11 @@ final class EtcdCluster implements AutoCloseable {
         return "http://127.0.0.1:" + clientPorts[i];
     }
 
+    /** The https client URL of member {@code i} (a cluster started with {@code --cert-file} etc.). */
+    String tlsUrl(int i) {
+        return "https://127.0.0.1:" + tlsPorts[i];
+    }
+
     /** The members' client URLs as a JSON array's elements: {@code "http://...","http://..."}. */
     String endpointsJson() {
         StringBuilder sb = new StringBuilder();
@@ -97,7 +109,8 @@ final class EtcdCluster implements AutoCloseable {
         }
         List<String> cmd = new ArrayList<>(List.of("/usr/bin/etcd", "--name", "m" + i,
                 "--data-dir", dir.resolve("m" + i).toString(),
-                "--listen-client-urls", clientUrl(i), "--advertise-client-urls", clientUrl(i),
+                "--listen-client-urls", clientUrl(i) + (tlsPorts.length > 0 ? "," + tlsUrl(i) : ""),
+                "--advertise-client-urls", tlsPorts.length > 0 ? tlsUrl(i) : clientUrl(i),
                 "--listen-peer-urls", "http://127.0.0.1:" + peerPorts[i],
                 "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPorts[i],
                 "--initial-cluster", initial.toString(), "--initial-cluster-state", "new",

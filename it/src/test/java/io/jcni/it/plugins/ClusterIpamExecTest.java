@@ -190,20 +190,21 @@ class ClusterIpamExecTest {
     }
 
     /**
-     * 3 nodes × 300 ADDs on one /22 (1021 addresses), each node's driver running 30 plugin processes at a time (90
-     * JVMs at once: the machine's memory, not the store, bounds it): 900 distinct addresses, all within the range;
-     * then every DEL frees its address, and no key is left but the nodes' own (blocks, liveness).
+     * 3 nodes × 300 concurrent ADDs on one /22 (1021 addresses). Each node is a JVM process of its own that runs its
+     * 300 calls at once on 300 threads through {@code Plugins.inProcess()} (as the resident service runs them; 900
+     * exec'd JVMs at once would not fit this machine): 900 distinct addresses, all within the range; then every DEL,
+     * 300 at once per node again, frees its address and no key names a container.
      */
     @Test
-    void threeNodesOfThreeHundredAddsOnASlash22GetDistinctAddressesAndEveryDelFreesItsAddress() throws Exception {
+    void threeNodesOfThreeHundredConcurrentAddsOnASlash22GetDistinctAddressesAndEveryDelFreesItsAddress()
+            throws Exception {
         try (EtcdCluster etcd = EtcdCluster.start(tmp.resolve("etcd"), 1)) {
             String prefix = "/jcni/ipam/wide";
             Path conf = Files.writeString(tmp.resolve("conf.json"), "{\"cniVersion\":\"1.0.0\",\"name\":\"wide\","
                     + "\"type\":\"bridge\",\"ipam\":{\"type\":\"cluster-ipam\",\"subnet\":\"10.162.0.0/22\","
                     + "\"etcd\":{\"endpoints\":[" + etcd.endpointsJson() + "],\"requestTimeoutSeconds\":60}}}");
             List<String> nodes = List.of("node-a", "node-b", "node-c");
-            Random random = new Random(5);
-            List<Call> adds = round("w", "ADD", conf, nodes, 300, 30, 0, random);
+            List<Call> adds = nodeProcesses("ADD", nodes, 300, conf);
             Set<String> addresses = new HashSet<>();
             for (Call call : adds) {
                 assertThat(call.status()).as("%s: %s %s", call.cid(), call.stdout(), call.stderr()).isZero();
@@ -215,13 +216,60 @@ class ClusterIpamExecTest {
                 assertThat(addresses.add(address)).as("%s got the duplicate %s", call.cid(), address).isTrue();
             }
             assertThat(etcd.keys(prefix + "/ip/")).hasSize(900);
-            for (Call del : round("w", "DEL", conf, nodes, 300, 30, 0, random)) {
+            for (Call del : nodeProcesses("DEL", nodes, 300, conf)) {
                 assertThat(del.status()).as("%s DEL: %s", del.cid(), del.stdout()).isZero();
             }
             assertThat(etcd.keys(prefix + "/ip/")).isEmpty();
             assertThat(etcd.keys(prefix + "/owner/")).isEmpty();
             assertNoKeyNames(etcd, prefix, adds);
         }
+    }
+
+    /** One JVM per node running {@code count} calls at once (src/test/resources/.../ClusterNode.java). */
+    List<Call> nodeProcesses(String command, List<String> nodes, int count, Path conf) throws Exception {
+        Path results = Files.createDirectories(tmp.resolve("node-" + command));
+        Path source = tmp.resolve("ClusterNode.java");
+        try (var in = ClusterIpamExecTest.class.getResourceAsStream("ClusterNode.java")) {
+            Files.write(source, in.readAllBytes());
+        }
+        StringBuilder modulePath = new StringBuilder();
+        for (String module : List.of("io.jcni.plugins", "io.jcni.runtime", "io.jcni.spec", "io.jcni.netlink",
+                "com.fasterxml.jackson.core")) {
+            java.lang.module.ResolvedModule resolved = ModuleLayer.boot().configuration().findModule(module)
+                    .orElseThrow();
+            modulePath.append(modulePath.isEmpty() ? "" : ":")
+                    .append(Path.of(resolved.reference().location().orElseThrow()));
+        }
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        List<Process> processes = new ArrayList<>();
+        try {
+            for (String node : nodes) {
+                ProcessBuilder pb = new ProcessBuilder(java, "--module-path", modulePath.toString(), "--add-modules",
+                        "io.jcni.plugins", "--enable-native-access=io.jcni.netlink", source.toString(), command, node,
+                        Integer.toString(count), "w", conf.toString(), results.toString());
+                pb.redirectErrorStream(true);
+                pb.redirectOutput(tmp.resolve("node-" + node + "-" + command + ".log").toFile());
+                processes.add(pb.start());
+            }
+            for (Process p : processes) {
+                assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+                assertThat(p.exitValue()).as("node process log in %s", tmp).isZero();
+            }
+        } finally {
+            for (Process p : processes) {
+                p.destroyForcibly();
+            }
+        }
+        List<Call> calls = new ArrayList<>();
+        for (String node : nodes) {
+            for (int i = 0; i < count; i++) {
+                String cid = "w-" + node + "-" + i;
+                calls.add(new Call(cid, Integer.parseInt(Files.readString(results.resolve(cid + ".rc")).strip()),
+                        Files.readString(results.resolve(cid + ".json")),
+                        Files.readString(results.resolve(cid + ".err"))));
+            }
+        }
+        return calls;
     }
 
     /**

@@ -48,7 +48,8 @@ import java.util.Optional;
  * e.g. addresses reserved for routers); {@code nodeName} (default: the request's {@code JCNI_NODE_NAME}, else the
  * host name); {@code blockSize} / {@code blockSizeV6} (prefix length of a node's blocks, default 26 and 122: 64
  * addresses); {@code nodeTtlSeconds} (node liveness, default 3600; 0 turns liveness and the reclaim of vanished
- * nodes off); {@code etcd} ({@link EtcdConfig}).
+ * nodes off); {@code importHostLocal} (a host-local data directory whose reservations of this network become this
+ * node's, once: the migration from host-local, see {@link HostLocalImport}); {@code etcd} ({@link EtcdConfig}).
  *
  * <p>Error codes: 7 for configuration (also a range overlapping another network's in the same etcd prefix, and
  * credentials or TLS files etcd refuses or that cannot be read), 11 when etcd cannot be reached or has no quorum
@@ -83,10 +84,20 @@ public final class ClusterIpamPlugin implements CniPlugin {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG,
                     "cluster-ipam: nodeTtlSeconds must be 0 (off) or at least 5");
         }
+        Path importDir = null;
+        String importText = ipam.string("importHostLocal").orElse("");
+        if (!importText.isEmpty()) {
+            try {
+                importDir = Path.of(importText);
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "cluster-ipam: ipam.importHostLocal: invalid"
+                        + " path \"" + importText + "\"");
+            }
+        }
         EtcdConfig etcd = EtcdConfig.load(ipam);
         return new Config(config.requireName(), sets, requested, IpamFields.routes(ipam),
                 ipam.string("resolvConf").orElse(""), new ClusterStore.Settings(node, v4, v6, ttl,
-                        List.copyOf(exclude)), etcd);
+                        List.copyOf(exclude), importDir), etcd);
     }
 
     /** {@code nodeName}, else the request's {@code JCNI_NODE_NAME}, else the kernel's host name. */

@@ -58,7 +58,7 @@ public final class ClusterStore implements IpamStore {
 
     /** What a store needs beside etcd: who this node is, block sizes and node liveness. */
     public record Settings(String node, int blockSizeV4, int blockSizeV6, long nodeTtlSeconds,
-            List<IpPrefix> exclude) {
+            List<IpPrefix> exclude, java.nio.file.Path importHostLocal) {
     }
 
     /** Whether {@code ip} lies in one of the configured {@code exclude} prefixes. */
@@ -115,6 +115,10 @@ public final class ClusterStore implements IpamStore {
         return root + "member/" + node;
     }
 
+    private String importedKey(String node) {
+        return root + "imported/" + node;
+    }
+
     /** {@code 4/0a000105} or {@code 6/<32 hex digits>}: fixed width, so key order is address order. */
     static String hex(IpAddress ip) {
         if (ip.isV4()) {
@@ -163,6 +167,7 @@ public final class ClusterStore implements IpamStore {
     public List<Allocation> allocate(Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
             OnExisting onExisting) throws IpamException {
         checked(who);
+        ensureImported();
         String ownerKey = ownerKey(node, who);
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Txn read = new Txn().range(registryKey(), null, false, 0).range(ownerKey, null, false, 0)
@@ -545,6 +550,7 @@ public final class ClusterStore implements IpamStore {
     @Override
     public List<Reservation> find(Attachment who) throws IpamException {
         checked(who);
+        ensureImported();
         List<Kv> ownerKv = call(new Txn().range(ownerKey(node, who), null, false, 0)).range(0);
         List<Reservation> out = new ArrayList<>();
         if (ownerKv.isEmpty()) {
@@ -569,6 +575,7 @@ public final class ClusterStore implements IpamStore {
     @Override
     public List<IpAddress> release(Attachment who) throws IpamException {
         checked(who);
+        ensureImported();
         return releaseOwner(ownerKey(node, who), node, who, null);
     }
 
@@ -622,6 +629,7 @@ public final class ClusterStore implements IpamStore {
      */
     @Override
     public List<Reservation> gc(Collection<Attachment> valid) throws IpamException {
+        ensureImported();
         Set<String> keep = new HashSet<>();
         for (Attachment a : valid) {
             keep.add(ownerKey(node, a));
@@ -877,6 +885,45 @@ public final class ClusterStore implements IpamStore {
                         + "\" cannot be stored: empty, or with a slash, NUL or line break");
             }
         }
+    }
+
+    /**
+     * Imports one host-local reservation as this node's: address and owner keys in one transaction, if neither
+     * exists. Returns false if the address is held by someone else in etcd (the caller reports it).
+     */
+    boolean importReservation(IpAddress ip, Attachment who) throws IpamException {
+        checked(who);
+        String ownerKey = ownerKey(node, who);
+        for (int attempt = 0; attempt < 8; attempt++) {
+            TxnResult state = call(new Txn().range(ipKey(ip), null, false, 0).range(ownerKey, null, false, 0));
+            List<Kv> ipKv = state.range(0);
+            if (!ipKv.isEmpty()) {
+                return java.util.Arrays.equals(ipKv.getFirst().value, holder(who));
+            }
+            List<Kv> ownerKv = state.range(1);
+            List<IpAddress> held = new ArrayList<>(ownerKv.isEmpty() ? List.of() : parseOwner(ownerKv.getFirst()));
+            held.add(ip);
+            Txn write = new Txn().absent(ipKey(ip)).put(ipKey(ip), holder(who), 0)
+                    .modRevision(ownerKey, ownerKv.isEmpty() ? 0 : ownerKv.getFirst().modRevision)
+                    .put(ownerKey, ownerValue(held), 0).put(memberKey(node), new byte[0], 0);
+            if (commit(write)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** With {@code importHostLocal}: this node's host-local reservations are imported before anything else. */
+    private void ensureImported() throws IpamException {
+        if (settings.importHostLocal() != null
+                && call(new Txn().range(importedKey(node), null, true, 0)).range(0).isEmpty()) {
+            HostLocalImport.run(this, settings.importHostLocal().resolve(network));
+        }
+    }
+
+    /** Marks this node's host-local import done ({@code imported/<node>}), with what it could not import. */
+    void importDone(String report) throws IpamException {
+        commit(new Txn().put(importedKey(node), report.getBytes(StandardCharsets.UTF_8), 0));
     }
 
     @Override

@@ -228,6 +228,38 @@ class ClusterIpamPluginTest {
         assertThat(call("STATUS", "node-s", "x", down).error().code()).isEqualTo(CniError.PLUGIN_NOT_AVAILABLE);
     }
 
+    @Test
+    void aNodesHostLocalReservationsMoveToEtcdOnceWithImportHostLocal(@TempDir Path data) throws Exception {
+        Skel hostLocal = PluginRegistry.skel("host-local");
+        String hl = "{\"cniVersion\":\"1.1.0\",\"name\":\"moved\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                + "\"host-local\",\"subnet\":\"10.82.0.0/28\",\"dataDir\":\"" + data + "\"}}";
+        List<String> before = new ArrayList<>();
+        for (String cid : List.of("old1", "old2", "old3")) {
+            before.addAll(addresses(PluginCall.of("ADD").containerId(cid).stdin(hl).run(hostLocal)));
+        }
+        java.nio.file.Files.writeString(data.resolve("moved/10.82.0.9"), "legacy-ctr");
+        String conf = conf("moved", "\"subnet\":\"10.82.0.0/28\",\"importHostLocal\":\"" + data + "\"");
+
+        // The first call of the node imports, whatever the verb: here a DEL of one of the old containers.
+        call("DEL", "node-m", "old2", conf).ok();
+        assertThat(etcd.entries(prefix + "/moved/ip/")).containsExactlyInAnyOrder(
+                prefix + "/moved/ip/4/0a520002=node-m\nold1\neth0",
+                prefix + "/moved/ip/4/0a520004=node-m\nold3\neth0",
+                prefix + "/moved/ip/4/0a520009=node-m\nlegacy-ctr\neth0");
+        assertThat(etcd.entries(prefix + "/moved/imported/")).containsExactly(prefix + "/moved/imported/node-m="
+                + "imported 4");
+        assertThat(java.nio.file.Files.exists(data.resolve("moved/10.82.0.3"))).as("host-local's files are only read")
+                .isTrue();
+        assertThat(addresses(call("ADD", "node-m", "old1", conf))).as("an imported attachment's repeated ADD")
+                .containsExactly(before.get(0));
+        Set<String> fresh = new HashSet<>();
+        for (int i = 0; i < 10; i++) {
+            fresh.addAll(addresses(call("ADD", "node-m", "new" + i, conf)));
+        }
+        assertThat(fresh).hasSize(10).doesNotContain(before.get(0), before.get(2), "10.82.0.9/28");
+        assertThat(call("ADD", "node-m", "new10", conf).error().msg()).contains("no IP addresses available");
+    }
+
     // ---------------------------------------------------------------------------------------- bad input
 
     @Test

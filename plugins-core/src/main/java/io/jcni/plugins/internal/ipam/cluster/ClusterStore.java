@@ -592,12 +592,25 @@ public final class ClusterStore implements IpamStore {
                 return List.of();
             }
             List<IpAddress> held = parseOwner(ownerKv.getFirst());
+            byte[] mine = holderOf(holderNode, who);
+            if (attempt == 0) {
+                // The common case in one transaction: every address key still names this attachment.
+                Txn direct = new Txn().modRevision(ownerKey, ownerKv.getFirst().modRevision).delete(ownerKey);
+                if (unlessAlive != null) {
+                    direct.absent(nodeKey(unlessAlive));
+                }
+                for (IpAddress ip : held) {
+                    direct.value(ipKey(ip), mine).delete(ipKey(ip));
+                }
+                if (commit(direct)) {
+                    return held;
+                }
+            }
             Txn read = new Txn();
             for (IpAddress ip : held) {
                 read.range(ipKey(ip), null, false, 0);
             }
             TxnResult values = held.isEmpty() ? null : call(read);
-            byte[] mine = holderOf(holderNode, who);
             Txn write = new Txn().modRevision(ownerKey, ownerKv.getFirst().modRevision).delete(ownerKey);
             if (unlessAlive != null) {
                 write.absent(nodeKey(unlessAlive));

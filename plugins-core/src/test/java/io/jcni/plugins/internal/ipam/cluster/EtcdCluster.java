@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
  * it started. Nothing here talks to etcd through the plugin's client: reads go through the JDK's {@code
  * HttpURLConnection}, so a bug in the plugin's client cannot hide one in the store.
  */
-final class EtcdCluster implements AutoCloseable {
+public final class EtcdCluster implements AutoCloseable {
     private final Path dir;
     private final int[] clientPorts;
     private final int[] peerPorts;
@@ -51,11 +51,11 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** {@code size} members, started, with a leader. */
-    static EtcdCluster start(Path dir, int size) throws Exception {
+    public static EtcdCluster start(Path dir, int size) throws Exception {
         return start(dir, size, List.of());
     }
 
-    static EtcdCluster start(Path dir, int size, List<String> extraArgs) throws Exception {
+    public static EtcdCluster start(Path dir, int size, List<String> extraArgs) throws Exception {
         assumeInstalled();
         EtcdCluster cluster = new EtcdCluster(dir, size, extraArgs);
         try {
@@ -86,7 +86,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** The members' client URLs as a JSON array's elements: {@code "http://...","http://..."}. */
-    String endpointsJson() {
+    public String endpointsJson() {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < clientPorts.length; i++) {
             sb.append(i == 0 ? "" : ",").append('"').append(clientUrl(i)).append('"');
@@ -175,7 +175,7 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     /** Every key under {@code prefix} (read from the first member that is up). */
-    List<String> keys(String prefix) throws Exception {
+    public List<String> keys(String prefix) throws Exception {
         return rangeValues(prefix, true);
     }
 

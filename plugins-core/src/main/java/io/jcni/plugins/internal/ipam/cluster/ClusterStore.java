@@ -23,6 +23,7 @@ import io.jcni.spec.JsonString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -326,8 +327,16 @@ public final class ClusterStore implements IpamStore {
                 }
             }
         }
-        for (int from = 0; from < blocks.size(); from += 16) {
-            int to = Math.min(blocks.size(), from + 16);
+        // One block first (it usually has room), then growing batches: a node with many full blocks does not read
+        // them all for every ADD. Starting at a random block spreads one node's concurrent calls.
+        if (blocks.size() > 1) {
+            int shift = random.nextInt(blocks.size());
+            Collections.rotate(blocks, shift);
+            Collections.rotate(ranges, shift);
+        }
+        int batch = 1;
+        for (int from = 0; from < blocks.size(); from += batch, batch = Math.min(16, batch * 4)) {
+            int to = Math.min(blocks.size(), from + batch);
             Txn read = new Txn();
             for (int k = from; k < to; k++) {
                 IpRange r = ranges.get(k);

@@ -432,18 +432,21 @@ public final class ClusterStore implements IpamStore {
     /** A free address in {@code [from, to]} of {@code r}, reading the used ones a page at a time; null if none. */
     private IpAddress firstFree(IpRange r, IpAddress from, IpAddress to) throws IpamException {
         IpAddress cursor = from;
+        // Small pages first: in a range that is not completely full the first 64 keys usually leave a gap.
+        int limit = 64;
         while (true) {
-            List<Kv> page = call(new Txn().range(ipKey(cursor), ipKey(to) + "\0", true, PAGE)).range(0);
+            List<Kv> page = call(new Txn().range(ipKey(cursor), ipKey(to) + "\0", true, limit)).range(0);
             IpAddress last = page.isEmpty() ? to : parseHex(page.getLast().key);
             if (last == null) {
                 throw corrupt(page.getLast().key, "not an address key of this plugin");
             }
-            IpAddress end = page.size() < PAGE ? to : last;
+            IpAddress end = page.size() < limit ? to : last;
             IpAddress got = pickFree(r, cursor, end, page);
-            if (got != null || page.size() < PAGE || last.equals(to)) {
+            if (got != null || page.size() < limit || last.equals(to)) {
                 return got;
             }
             cursor = last.next();
+            limit = Math.min(PAGE, limit * 4);
         }
     }
 

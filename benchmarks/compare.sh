@@ -10,9 +10,9 @@
 #    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, Go and jcni
 #    alternating in every round: VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16;
 #    bridge + host-local ADD/DEL; a bridge -> tuning chain and a bridge -> bandwidth chain run by jcni's runtime CLI
-#    with Go's and with jcni's plugins;
-#    runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each
-#    exec from wait4.
+#    with Go's and with jcni's plugins; runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial
+#    plugin); cluster-ipam ADD/DEL against one etcd member the run starts, with Go's host-local as the anchor (Go has no
+#    etcd IPAM). Peak RSS and CPU time of each exec from wait4.
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
 #    the report.
 # 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
@@ -25,9 +25,8 @@
 #   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
-#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,bandwidth,runtime (the
-#                    default)
-#                    and the extras ptp,bridge-static
+#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,bandwidth,runtime,
+#                    cluster-ipam (the default) and the extras ptp,bridge-static
 #   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
 #   --no-setup       skip scripts/setup;  --no-build: skip the Maven and Go builds (use what is built)
@@ -206,6 +205,7 @@ if $jmh; then
   JCNI_BENCH_NETNS_PREFIX=$tag ip netns exec "$hostns" "$java" -Djmh.ignoreLock=true -jar "$jar" \
     'io\.jcni\.benchmarks\.codec\.CodecBenchmark' \
     'HostLocalBenchmark\.(allocate|release|findById)$' \
+    'ClusterIpamBenchmark' \
     'NetlinkBenchmarks' \
     'RuntimeExecBenchmark\.(versionInfo|versionInfoWithLaunchHelper|processBuilderOnly)$' \
     'BridgeInProcessBenchmark' \

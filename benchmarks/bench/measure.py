@@ -41,7 +41,7 @@ NAMESPACES = {
 }
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
 SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213}
-DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "bandwidth", "runtime"]
+DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "bandwidth", "runtime", "cluster-ipam"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -236,6 +236,54 @@ class Measure:
             pairs.append((add, delete))
         return tuple(pairs)
 
+    def cluster_ipam(self, suite):
+        """jcni's cluster-ipam ADD then DEL against one etcd member started here (Debian's etcd-server, data on the
+        run's tmpfs work dir, loopback of the bench host namespace), paired with Go's host-local ADD then DEL on an
+        empty /16 as the anchor: Go has no etcd IPAM, so the ratio says what the cluster store costs over a node-local
+        one, not jcni against Go."""
+        etcd = shutil.which("etcd")
+        if not etcd:
+            raise ExecFailed("cluster-ipam: etcd is not installed (scripts/setup installs etcd-server)")
+        port = 23000 + os.getpid() % 2000
+        data = os.path.join(self.work, "etcd")
+        log = open(os.path.join(self.work, "etcd.log"), "w")
+        proc = subprocess.Popen([etcd, "--name", "bench", "--data-dir", data,
+                                 "--listen-client-urls", f"http://127.0.0.1:{port}",
+                                 "--advertise-client-urls", f"http://127.0.0.1:{port}",
+                                 "--listen-peer-urls", f"http://127.0.0.1:{port + 1}",
+                                 "--initial-advertise-peer-urls", f"http://127.0.0.1:{port + 1}",
+                                 "--initial-cluster", f"bench=http://127.0.0.1:{port + 1}", "--log-level", "error"],
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.time() + 30
+            while subprocess.run(["curl", "-sf", "-m", "1", "-X", "POST", "-d", '{"key":"AA=="}',
+                                  f"http://127.0.0.1:{port}/v3/kv/range"], capture_output=True).returncode != 0:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise ExecFailed(f"cluster-ipam: etcd did not start (log in {log.name})")
+                time.sleep(0.1)
+            steps = []
+            for side, exe, plugin, ipam in (
+                    ("go", self.go, "host-local", {"type": "host-local", "dataDir": os.path.join(self.work, "cl-go"),
+                                                   "ranges": [[{"subnet": "10.205.0.0/16"}]]}),
+                    ("jcni", self.dist, "cluster-ipam", {"type": "cluster-ipam", "nodeName": "bench",
+                                                         "ranges": [[{"subnet": "10.206.0.0/16"}]],
+                                                         "etcd": {"endpoints": [f"http://127.0.0.1:{port}"]}})):
+                conf = write(os.path.join(self.work, f"{suite}-{side}.json"), json.dumps(
+                    {"cniVersion": "1.0.0", "name": "bench", "type": "bridge", "ipam": ipam}))
+                base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
+                            CNI_PATH=exe)
+                steps.append((Variant(f"{side} {plugin} ADD", side, [f"{exe}/{plugin}"],
+                                      self.env(CNI_COMMAND="ADD", **base), conf, has_ip, phases=side == "jcni"),
+                              Variant(f"{side} {plugin} DEL", side, [f"{exe}/{plugin}"],
+                                      self.env(CNI_COMMAND="DEL", **base), conf)))
+            steps = [(steps[0][0], steps[1][0]), (steps[0][1], steps[1][1])]
+            self.rounds(suite, steps, self.a.n, self.a.warmup)
+            self.save(suite, [v for pair in steps for v in pair], etcd_members=1)
+        finally:
+            proc.kill()
+            proc.wait()
+            log.close()
+
     def interface(self, suite, plugin, ipam_type):
         """bridge or ptp with host-local (or static) IPAM, ADD then DEL of one attachment per side per round."""
         variants = {}
@@ -381,6 +429,8 @@ class Measure:
                 self.interface(suite, "bridge", "static")
             elif suite == "ptp":
                 self.interface(suite, "ptp", "host-local")
+            elif suite == "cluster-ipam":
+                self.cluster_ipam(suite)
             elif suite == "chain":
                 self.chain()
             elif suite == "bandwidth":

@@ -31,6 +31,10 @@ EXEC_ROWS = [
     ("bridge", "go bridge DEL", "jcni bridge DEL", "bridge + host-local DEL", 2, "issue 6"),
     ("bridge-static", "go bridge ADD", "jcni bridge ADD", "bridge + static ADD", None, None),
     ("bridge-static", "go bridge DEL", "jcni bridge DEL", "bridge + static DEL", None, None),
+    ("cluster-ipam", "go host-local ADD", "jcni cluster-ipam ADD",
+     "cluster-ipam ADD, 1 etcd member (anchor: Go host-local ADD; Go has no etcd IPAM)", None, None),
+    ("cluster-ipam", "go host-local DEL", "jcni cluster-ipam DEL",
+     "cluster-ipam DEL, 1 etcd member (anchor: Go host-local DEL)", None, None),
     ("ptp", "go ptp ADD", "jcni ptp ADD", "ptp + host-local ADD", None, None),
     ("ptp", "go ptp DEL", "jcni ptp DEL", "ptp + host-local DEL", None, None),
     ("chain", "jcni runtime, go plugins: ADD", "jcni runtime, jcni plugins: ADD",
@@ -59,6 +63,9 @@ SHORT = {
     "bridge + host-local DEL": "bridge + host-local DEL",
     "bridge + static ADD": "bridge + static ADD",
     "bridge + static DEL": "bridge + static DEL",
+    "cluster-ipam ADD, 1 etcd member (anchor: Go host-local ADD; Go has no etcd IPAM)":
+        "cluster-ipam ADD (vs Go host-local)",
+    "cluster-ipam DEL, 1 etcd member (anchor: Go host-local DEL)": "cluster-ipam DEL (vs Go host-local)",
     "ptp + host-local ADD": "ptp + host-local ADD",
     "ptp + host-local DEL": "ptp + host-local DEL",
     "bridge → tuning chain ADD, run by `jcni` (Go plugins vs jcni plugins)": "chain ADD by jcni: Go vs jcni plugins",
@@ -328,6 +335,25 @@ def jmh_section(jmh, jmh_options, rows):
                 "`findById` = the lookup CHECK does. The target applies to allocate on tmpfs with the store kept "
                 "open (find + persist, issue 5).", "",
                 table(["fs", "store", "fill", "allocate", "release", "findById", "allocate target", "met"], irows), ""]
+    # cluster-ipam against real etcd
+    crows = []
+    for members in ("1", "3"):
+        for fill in ("0", "90"):
+            a = get("ClusterIpamBenchmark.allocate", members=members, fill=fill)
+            t = get("ClusterIpamBenchmark.threeNodes", members=members, fill=fill)
+            if not a and not t:
+                continue
+            target = 2000 if (members, fill) == ("3", "90") else None
+            crows.append([members, f"{fill} %", us(typical_us(a)) if a else "–",
+                          f"≤ {target} (issue 17)" if target else "–", verdict(typical_us(a) if a else None, target),
+                          f"{t['primaryMetric']['score']:.0f}" if t else "–"])
+    if crows:
+        out += ["### cluster-ipam against real etcd (in-process, warm JVM; etcd's data on tmpfs)", "",
+                "`allocate` = one ADD through the plugin (config, etcd round trips, result), p50 µs; `threeNodes` = "
+                "ADD + DEL pairs per second of 3 threads, each a node of its own. The /16 is filled with blocks "
+                "claimed by other nodes.", "",
+                table(["etcd members", "fill", "allocate p50 µs", "target", "met", "3 nodes, ADD+DEL per s"], crows),
+                ""]
     # runtime exec and bridge in-process
     rrows = []
     for method in ("versionInfo", "versionInfoWithLaunchHelper", "processBuilderOnly", "addNetworkList",

@@ -94,11 +94,37 @@ chmod 755 "$dist/bin/jcni"
 # ---- AOT caches ------------------------------------------------------------------------------------------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
 netns=
+etcd_pid=
 cleanup() {
     [ -z "$netns" ] || ip netns delete "$netns" 2>/dev/null || true
+    if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+# cluster-ipam trains against a real etcd member (Debian's etcd-server, from scripts/setup) on loopback ports of its
+# own, with its data in the work dir; without etcd only its error path is trained (and the build says so).
+if command -v etcd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+    for attempt in 1 2 3 4 5; do
+        port=$(( 20000 + ($$ * 7 + attempt * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 30000 ))
+        etcd --name aot --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$port" \
+            --advertise-client-urls "http://127.0.0.1:$port" --listen-peer-urls "http://127.0.0.1:$((port + 1))" \
+            --initial-advertise-peer-urls "http://127.0.0.1:$((port + 1))" \
+            --initial-cluster "aot=http://127.0.0.1:$((port + 1))" --log-level error --unsafe-no-fsync \
+            > "$work/etcd.log" 2>&1 &
+        etcd_pid=$!
+        for _ in $(seq 50); do
+            if curl -sf -m 1 -X POST -d '{"key":"AA=="}' "http://127.0.0.1:$port/v3/kv/range" >/dev/null 2>&1; then
+                JCNI_AOT_ETCD=http://127.0.0.1:$port; export JCNI_AOT_ETCD
+                break 2
+            fi
+            kill -0 "$etcd_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true
+        etcd_pid=; rm -rf "$work/etcd"
+    done
+fi
+[ -n "${JCNI_AOT_ETCD-}" ] || say "no etcd for the AOT training: cluster-ipam is trained on its error path only"
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then
     candidate=jcni-aot-$$
     if ip netns add "$candidate" 2>/dev/null; then
@@ -157,4 +183,5 @@ out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on "$dist/bin/jcni" --version 2>"$work/stderr" 
 if [ -s "$work/stderr" ] || [ "$out" != "jcni $version" ]; then
     say "jcni --version printed '$out' and on stderr:"; cat "$work/stderr" >&2; exit 1
 fi
+if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; etcd_pid=; fi
 say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

@@ -94,6 +94,26 @@ class ExecPathLinkageTest {
         }
     }
 
+    /** cluster-ipam's verbs against a real etcd member (its exec path: sockets, the JSON gateway, the store). */
+    @Test
+    void clusterIpamLinksNoCallSiteOfItsOwnInAnyVerb() throws Exception {
+        try (var etcd = io.jcni.plugins.internal.ipam.cluster.EtcdCluster.start(work.resolve("etcd"), 1)) {
+            String config = "{\"cniVersion\":\"1.1.0\",\"name\":\"linkage\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                    + "\"cluster-ipam\",\"nodeName\":\"n1\",\"ranges\":[[{\"subnet\":\"10.77.0.0/24\"}],[{\"subnet\":"
+                    + "\"fd77::/64\"}]],\"routes\":[{\"dst\":\"0.0.0.0/0\"}],\"etcd\":{\"endpoints\":["
+                    + etcd.endpointsJson() + "]}}}";
+            assertThat(jcni(linkedCallSites("cluster-ipam", "ADD", config))).as("ADD").isEmpty();
+            assertThat(jcni(linkedCallSites("cluster-ipam", "ADD", config))).as("repeated ADD").isEmpty();
+            assertThat(jcni(linkedCallSites("cluster-ipam", "CHECK", config))).as("CHECK").isEmpty();
+            String gc = config.replace("\"ipam\"", "\"cni.dev/valid-attachments\":[{\"containerID\":\"other\","
+                    + "\"ifname\":\"eth0\"}],\"ipam\"");
+            assertThat(jcni(linkedCallSites("cluster-ipam", "GC", gc))).as("GC").isEmpty();
+            assertThat(jcni(linkedCallSites("cluster-ipam", "DEL", config))).as("DEL").isEmpty();
+            assertThat(jcni(linkedCallSites("cluster-ipam", "STATUS", config))).as("STATUS").isEmpty();
+            assertThat(etcd.keys("/jcni/ipam/linkage/ip/")).as("GC released the ADD's addresses").isEmpty();
+        }
+    }
+
     @Test
     void staticIpamLinksNoCallSiteOfItsOwn() throws Exception {
         String config = """

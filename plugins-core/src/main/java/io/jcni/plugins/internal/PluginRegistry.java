@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal;
 
+import io.jcni.plugins.internal.ipam.cluster.ClusterIpamPlugin;
 import io.jcni.plugins.internal.ipam.hostlocal.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.staticip.StaticPlugin;
 import io.jcni.plugins.internal.main.bridge.BridgePlugin;
@@ -32,8 +33,9 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bandwidth", "bridge", "dummy", "firewall", "host-device",
-            "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "static", "tap", "tuning", "vlan", "vrf");
+    public static final List<String> TYPES = List.of("bandwidth", "bridge", "cluster-ipam", "dummy", "firewall",
+            "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "static", "tap", "tuning", "vlan",
+            "vrf");
 
     /**
      * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall: nf_tables).
@@ -48,13 +50,15 @@ public final class PluginRegistry {
     public static final String VERSION_GROUP = "version";
     /** AOT cache group of host-local: IPAM with flock(2) through FFM, but no rtnetlink. */
     public static final String HOST_LOCAL_GROUP = "host-local";
+    /** AOT cache group of cluster-ipam: etcd over sockets (and TLS when configured), no FFM. */
+    public static final String CLUSTER_GROUP = "cluster";
     /** AOT cache group of the plugins that configure interfaces through netlink (FFM). */
     public static final String NETLINK_GROUP = "netlink";
     /** AOT cache group of plugins that do not use FFM. */
     public static final String PLAIN_GROUP = "plain";
     /** Every AOT group, each trained by its own run in the image build. */
-    public static final List<String> AOT_GROUPS = List.of(VERSION_GROUP, HOST_LOCAL_GROUP, NETLINK_GROUP,
-            PLAIN_GROUP);
+    public static final List<String> AOT_GROUPS = List.of(VERSION_GROUP, HOST_LOCAL_GROUP, CLUSTER_GROUP,
+            NETLINK_GROUP, PLAIN_GROUP);
 
     private PluginRegistry() {
     }
@@ -69,6 +73,9 @@ public final class PluginRegistry {
     public static String aotGroup(String type) {
         if (type.equals("host-local")) {
             return HOST_LOCAL_GROUP;
+        }
+        if (type.equals("cluster-ipam")) {
+            return CLUSTER_GROUP;
         }
         return usesNetlink(type) ? NETLINK_GROUP : PLAIN_GROUP;
     }
@@ -87,6 +94,9 @@ public final class PluginRegistry {
                 break;
             case "bridge":
                 skel = Skel.of(type, new BridgePlugin(), CniVersion.SUPPORTED);
+                break;
+            case "cluster-ipam":
+                skel = Skel.of(type, new ClusterIpamPlugin(), CniVersion.SUPPORTED);
                 break;
             case "dummy":
                 skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);

@@ -95,6 +95,9 @@ final class AotTraining {
                 case "host-local":
                     hostLocal();
                     break;
+                case "cluster-ipam":
+                    clusterIpam();
+                    break;
                 case "loopback":
                     if (!netns.isEmpty()) {
                         loopback();
@@ -165,6 +168,41 @@ final class AotTraining {
         call("host-local", env("GC"), conf(conf, "1.1.0", ",\"cni.dev/valid-attachments\":[]"), 0);
         call("host-local", env("STATUS"), conf(conf, "1.1.0", ""), 0);
         call("host-local", env("DEL"), conf(conf, "1.1.0", ""), 0);
+    }
+
+    /**
+     * cluster-ipam against the etcd member the image build started ({@code JCNI_AOT_ETCD}, its client URL): ADD
+     * (dual-stack, repeated, another container when the /30 is full, a requested address), CHECK, DEL, GC, STATUS;
+     * and, always, an ADD whose etcd cannot be reached (code 11). Without an etcd only that path is trained.
+     */
+    private void clusterIpam() {
+        String etcd = System.getenv("JCNI_AOT_ETCD");
+        String unreachable = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                + "\"cluster-ipam\",\"nodeName\":\"aot\",\"subnet\":\"10.99.0.0/30\",\"etcd\":{\"endpoints\":"
+                + "[\"http://127.0.0.1:1\"],\"requestTimeoutSeconds\":1}}}";
+        call("cluster-ipam", env("ADD"), unreachable, 1);
+        if (etcd == null || etcd.isEmpty()) {
+            System.err.println("jcni AOT training: no JCNI_AOT_ETCD, cluster-ipam trained on its error path only");
+            return;
+        }
+        String conf = "{\"cniVersion\":\"%s\",\"name\":\"aot\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                + "\"cluster-ipam\",\"nodeName\":\"aot\",\"ranges\":[[{\"subnet\":\"10.99.0.0/30\"}],"
+                + "[{\"subnet\":\"fd99::/64\"}]],\"routes\":[{\"dst\":\"0.0.0.0/0\"}],\"etcd\":{\"endpoints\":[\""
+                + etcd + "\"],\"prefix\":\"/jcni-aot\"}}%s}";
+        call("cluster-ipam", env("ADD"), conf(conf, "1.0.0", ""), 0);
+        call("cluster-ipam", env("ADD"), conf(conf, "1.0.0", ""), 0);
+        call("cluster-ipam", env("CHECK"), conf(conf, "1.0.0", ""), 0);
+        Map<String, String> other = env("ADD");
+        other.put("CNI_CONTAINERID", "jcni-aot-other");
+        call("cluster-ipam", other, conf(conf, "0.3.1", ""), 1);
+        call("cluster-ipam", env("DEL"), conf(conf, "1.0.0", ""), 0);
+        call("cluster-ipam", env("DEL"), conf(conf, "1.0.0", ""), 0);
+        Map<String, String> requested = env("ADD");
+        requested.put("CNI_ARGS", "IgnoreUnknown=1;IP=10.99.0.2");
+        call("cluster-ipam", requested, conf(conf, "1.1.0", ",\"runtimeConfig\":{\"ips\":[\"fd99::9\"]}"), 0);
+        call("cluster-ipam", env("GC"), conf(conf, "1.1.0", ",\"cni.dev/valid-attachments\":[]"), 0);
+        call("cluster-ipam", env("STATUS"), conf(conf, "1.1.0", ""), 0);
+        call("cluster-ipam", env("DEL"), conf(conf, "1.1.0", ""), 0);
     }
 
     /** In the build's own namespace (root only); DEL leaves lo down as a fresh namespace has it. */

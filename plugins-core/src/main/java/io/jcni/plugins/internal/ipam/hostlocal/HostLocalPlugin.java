@@ -60,41 +60,8 @@ public final class HostLocalPlugin implements CniPlugin {
     static Config load(CniRequest request) throws CniException {
         PluginConfig config = request.config();
         ConfigNode ipam = IpamFields.ipam(config);
-
-        List<IpAddress> requested = new ArrayList<>();
-        CniArgs args = request.cniArgs().requireKnown(List.of("IP"));
-        Optional<String> ipArg = args.get("IP");
-        if (ipArg.isPresent() && !ipArg.get().isEmpty()) {
-            requested.add(requestedIp(ipArg.get(), "CNI_ARGS IP", CniError.INVALID_ENVIRONMENT_VARIABLES));
-        }
-        Optional<ConfigNode> argsNode = config.node().object("args");
-        if (argsNode.isPresent()) {
-            Optional<ConfigNode> cni = argsNode.get().object("cni");
-            if (cni.isPresent()) {
-                addRequested(requested, cni.get(), "ips");
-            }
-        }
-        Optional<ConfigNode> runtime = config.node().object("runtimeConfig");
-        if (runtime.isPresent()) {
-            addRequested(requested, runtime.get(), "ips");
-        }
-
-        List<List<RangeSpec>> sets = new ArrayList<>();
-        if (runtime.isPresent()) {
-            for (ConfigNode set : runtime.get().array("ipRanges")) {
-                sets.add(rangeSet(set));
-            }
-        }
-        Optional<ConfigNode> legacySubnet = ipam.field("subnet");
-        if (legacySubnet.isPresent()) {
-            sets.add(List.of(range(ipam)));
-        }
-        for (ConfigNode set : ipam.array("ranges")) {
-            sets.add(rangeSet(set));
-        }
-        if (sets.isEmpty()) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "no IP ranges specified");
-        }
+        List<IpAddress> requested = RangeConfig.requested(request);
+        List<List<RangeSpec>> sets = RangeConfig.rangeSets(config, ipam);
 
         String dataDirText = ipam.string("dataDir").orElse("");
         Path dataDir;
@@ -104,71 +71,13 @@ public final class HostLocalPlugin implements CniPlugin {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "ipam.dataDir: invalid path \"" + dataDirText
                     + "\"");
         }
-        return new Config(config.requireName(), List.copyOf(sets), List.copyOf(requested), IpamFields.routes(ipam),
+        return new Config(config.requireName(), sets, requested, IpamFields.routes(ipam),
                 dataDir, ipam.string("resolvConf").orElse(""));
-    }
-
-    private static void addRequested(List<IpAddress> requested, ConfigNode parent, String key) throws CniException {
-        List<String> ips = parent.stringList(key);
-        for (int i = 0; i < ips.size(); i++) {
-            requested.add(requestedIp(ips.get(i), parent.path() + "." + key + "[" + i + "]",
-                    CniError.INVALID_NETWORK_CONFIG));
-        }
-    }
-
-    /** An address as Go's {@code ip.IP} reads it: {@code 10.1.0.5} or {@code 10.1.0.5/24} (the address counts). */
-    private static IpAddress requestedIp(String text, String field, int code) throws CniException {
-        if (text.indexOf('/') >= 0) {
-            return IpAddress.of(IpPrefix.parse(text, field, code).address());
-        }
-        try {
-            return IpAddress.of(IpText.parseAddress(text, field, code));
-        } catch (CniException e) {
-            throw new CniException(code, "cannot understand ip: " + e.error().msg());
-        }
-    }
-
-    private static List<RangeSpec> rangeSet(ConfigNode set) throws CniException {
-        List<RangeSpec> ranges = new ArrayList<>();
-        for (ConfigNode range : set.elements()) {
-            ranges.add(range(range));
-        }
-        return List.copyOf(ranges);
-    }
-
-    private static RangeSpec range(ConfigNode node) throws CniException {
-        node.asObject();
-        IpPrefix subnet = node.requireField("subnet").asPrefix();
-        return new RangeSpec(subnet, address(node, "rangeStart"), address(node, "rangeEnd"), address(node, "gateway"));
-    }
-
-    private static IpAddress address(ConfigNode node, String key) throws CniException {
-        Optional<java.net.InetAddress> ip = node.ip(key);
-        return ip.isEmpty() ? null : IpAddress.of(ip.get());
     }
 
     /** The canonical range sets: Go's checks, and at most one address per family before 0.3.0. */
     private static List<RangeSet> canonical(Config config, CniVersion version) throws CniException {
-        List<RangeSet> sets;
-        try {
-            sets = RangeSet.canonicalAll(config.rangeSets());
-        } catch (IpamException e) {
-            throw failure(e);
-        }
-        int v4 = 0;
-        int v6 = 0;
-        for (RangeSet set : sets) {
-            if (set.isV6()) {
-                v6++;
-            } else {
-                v4++;
-            }
-        }
-        if ((v4 > 1 || v6 > 1) && version.before(CniVersion.V0_3_0)) {
-            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
-                    "CNI version " + version + " does not support more than 1 address per family");
-        }
-        return sets;
+        return RangeConfig.canonical(config.rangeSets(), version);
     }
 
     // ------------------------------------------------------------------------------------------ verbs
@@ -293,12 +202,7 @@ public final class HostLocalPlugin implements CniPlugin {
     }
 
     static CniException failure(IpamException e) {
-        int code = switch (e.reason()) {
-            case INVALID_RANGE, INVALID_ARGUMENT -> CniError.INVALID_NETWORK_CONFIG;
-            case STORE_FAILURE -> CniError.IO_FAILURE;
-            default -> CniError.INTERNAL;
-        };
-        return new CniException(code, e.getMessage());
+        return RangeConfig.failure(e);
     }
 
     /** Rollback step of ADD (a named class: no lambdas on the start-up path). */

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * the last operation of any process left it and leaves it consistent. A store may be kept open across operations
  * (a runtime linking the plugins) or opened per operation (a plugin exec); it is safe for concurrent use by threads.
  */
-public final class HostLocalStore implements AutoCloseable {
+public final class HostLocalStore implements IpamStore {
 
     /** The directory under the data dir holding jcni's index files; no network name can start with a dot. */
     static final String INDEX_DIR = ".jcni";

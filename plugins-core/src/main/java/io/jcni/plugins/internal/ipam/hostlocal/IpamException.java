@@ -24,8 +24,17 @@ public final class IpamException extends Exception {
         /** Every address of a range set is reserved. */
         NO_ADDRESS_AVAILABLE,
         /** Reading or writing the data directory failed. */
-        STORE_FAILURE
+        STORE_FAILURE,
+        /** A shared store (etcd) cannot be reached or has no quorum now: worth a retry later (code 11). */
+        STORE_UNAVAILABLE,
+        /** A shared store refused the credentials or TLS identity the config names (code 7). */
+        STORE_REFUSED,
+        /** A shared store holds a record that is not one of ours (corrupted or foreign; code 100). */
+        STORE_CORRUPT
     }
+
+    /** The plugin-specific CNI code of {@link Reason#STORE_CORRUPT}: the store holds a record that cannot be read. */
+    public static final int CORRUPT_STORE_CODE = 100;
 
     private final Reason reason;
 
@@ -44,7 +53,7 @@ public final class IpamException extends Exception {
     }
 
     /** The same reason with Go's context prefix, e.g. {@code "failed to allocate for range 0: " + message}. */
-    IpamException prefixed(String prefix) {
+    public IpamException prefixed(String prefix) {
         return new IpamException(reason, prefix + getMessage(), this);
     }
 }

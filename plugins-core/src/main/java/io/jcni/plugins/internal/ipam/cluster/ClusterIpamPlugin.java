@@ -1,0 +1,273 @@
+package io.jcni.plugins.internal.ipam.cluster;
+
+import io.jcni.plugins.internal.ipam.hostlocal.Allocation;
+import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
+import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
+import io.jcni.plugins.internal.ipam.hostlocal.IpamException;
+import io.jcni.plugins.internal.ipam.hostlocal.IpamStore;
+import io.jcni.plugins.internal.ipam.hostlocal.OnExisting;
+import io.jcni.plugins.internal.ipam.hostlocal.RangeConfig;
+import io.jcni.plugins.internal.ipam.hostlocal.RangeSet;
+import io.jcni.plugins.internal.ipam.hostlocal.RangeSpec;
+import io.jcni.plugins.internal.ipam.hostlocal.Reservation;
+import io.jcni.plugins.internal.ipam.hostlocal.ResolvConf;
+import io.jcni.plugins.internal.pkg.ipam.IpamFields;
+import io.jcni.plugins.sdk.CniPlugin;
+import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Rollback;
+import io.jcni.plugins.sdk.Timing;
+import io.jcni.runtime.internal.files.IoText;
+import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.ConfigNode;
+import io.jcni.spec.Dns;
+import io.jcni.spec.GcAttachment;
+import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
+import io.jcni.spec.Json;
+import io.jcni.spec.JsonNull;
+import io.jcni.spec.PluginConfig;
+import io.jcni.spec.Result;
+import io.jcni.spec.Route;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code cluster-ipam} IPAM plugin: host-local's ranges, allocated for a whole cluster from etcd (the store is
+ * {@link ClusterStore}; the design is in the package documentation).
+ *
+ * <p>Configuration ({@code ipam}): host-local's range syntax as {@link RangeConfig} reads it ({@code ranges},
+ * the legacy {@code subnet}/{@code rangeStart}/{@code rangeEnd}/{@code gateway}, {@code routes}, {@code resolvConf},
+ * the {@code ipRanges} and {@code ips} capabilities, CNI_ARGS {@code IP}); {@code exclude} (CIDRs never handed out,
+ * e.g. addresses reserved for routers); {@code nodeName} (default: the request's {@code JCNI_NODE_NAME}, else the
+ * host name); {@code blockSize} / {@code blockSizeV6} (prefix length of a node's blocks, default 26 and 122: 64
+ * addresses); {@code nodeTtlSeconds} (node liveness, default 3600; 0 turns liveness and the reclaim of vanished
+ * nodes off); {@code importHostLocal} (a host-local data directory whose reservations of this network become this
+ * node's, once: the migration from host-local, see {@link HostLocalImport}); {@code etcd} ({@link EtcdConfig}).
+ *
+ * <p>Error codes: 7 for configuration (also a range overlapping another network's in the same etcd prefix, and
+ * credentials or TLS files etcd refuses or that cannot be read), 11 when etcd cannot be reached or has no quorum
+ * within {@code requestTimeoutSeconds}, 100 when etcd holds a key of this plugin that cannot be read, 999 with
+ * host-local's messages when no address is left or a requested one is taken; STATUS answers 50 when etcd is not
+ * usable. Nothing is written to etcd by a call that fails.
+ */
+public final class ClusterIpamPlugin implements CniPlugin {
+    /** The environment variable naming the node, when {@code nodeName} is not configured. */
+    public static final String NODE_ENV = "JCNI_NODE_NAME";
+
+    /** The configuration after every override. */
+    record Config(String network, List<List<RangeSpec>> rangeSets, List<IpAddress> requested, List<Route> routes,
+            String resolvConf, ClusterStore.Settings settings, EtcdConfig etcd) {
+    }
+
+    static Config load(CniRequest request) throws CniException {
+        PluginConfig config = request.config();
+        ConfigNode ipam = IpamFields.ipam(config);
+        List<IpAddress> requested = RangeConfig.requested(request);
+        List<List<RangeSpec>> sets = RangeConfig.rangeSets(config, ipam);
+        List<IpPrefix> exclude = new ArrayList<>();
+        List<String> excluded = ipam.stringList("exclude");
+        for (int i = 0; i < excluded.size(); i++) {
+            exclude.add(IpPrefix.parse(excluded.get(i), ipam.path() + ".exclude[" + i + "]"));
+        }
+        String node = nodeName(request, ipam);
+        int v4 = ipam.integer("blockSize", 16, 32).orElse(26L).intValue();
+        int v6 = ipam.integer("blockSizeV6", 104, 128).orElse(122L).intValue();
+        long ttl = ipam.integer("nodeTtlSeconds", 0, 365L * 24 * 3600).orElse(3600L);
+        if (ttl > 0 && ttl < 5) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG,
+                    "cluster-ipam: nodeTtlSeconds must be 0 (off) or at least 5");
+        }
+        Path importDir = null;
+        String importText = ipam.string("importHostLocal").orElse("");
+        if (!importText.isEmpty()) {
+            try {
+                importDir = Path.of(importText);
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "cluster-ipam: ipam.importHostLocal: invalid"
+                        + " path \"" + importText + "\"");
+            }
+        }
+        EtcdConfig etcd = EtcdConfig.load(ipam);
+        return new Config(config.requireName(), sets, requested, IpamFields.routes(ipam),
+                ipam.string("resolvConf").orElse(""), new ClusterStore.Settings(node, v4, v6, ttl,
+                        List.copyOf(exclude), importDir), etcd);
+    }
+
+    /** {@code nodeName}, else the request's {@code JCNI_NODE_NAME}, else the kernel's host name. */
+    private static String nodeName(CniRequest request, ConfigNode ipam) throws CniException {
+        String node = ipam.string("nodeName").orElse("");
+        String source = ipam.path() + ".nodeName";
+        if (node.isEmpty()) {
+            node = request.env().getOrDefault(NODE_ENV, "");
+            source = NODE_ENV;
+        }
+        if (node.isEmpty()) {
+            source = "the host name";
+            try {
+                node = Files.readString(Path.of("/proc/sys/kernel/hostname"), StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new CniException(CniError.INVALID_NETWORK_CONFIG, "cluster-ipam: no nodeName, no "
+                        + NODE_ENV + ", and the host name cannot be read: " + IoText.reason(e));
+            }
+        }
+        if (!validNodeName(node)) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, "cluster-ipam: node name \"" + node + "\" (from "
+                    + source + ") must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most 253 characters");
+        }
+        return node;
+    }
+
+    static boolean validNodeName(String s) {
+        if (s.isEmpty() || s.length() > 253) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+            if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static IpamStore open(Config config) {
+        return ClusterStore.open(config.etcd(), config.network(), config.settings());
+    }
+
+    // ------------------------------------------------------------------------------------------ verbs
+
+    @Override
+    public CniResult add(CniRequest request) throws CniException {
+        Config config = load(request);
+        List<RangeSet> sets = RangeConfig.canonical(config.rangeSets(), request.cniVersion());
+        Dns dns = config.resolvConf().isEmpty() ? Dns.EMPTY : ResolvConf.read(config.resolvConf());
+        Timing.phase("config");
+        Attachment who = attachment(request);
+        List<Allocation> allocations;
+        try (IpamStore store = open(config)) {
+            allocations = store.allocate(who, sets, config.requested(), OnExisting.REUSE);
+        } catch (IpamException e) {
+            throw RangeConfig.failure(e);
+        }
+        Timing.phase("etcd");
+        boolean fresh = true;
+        List<IpConfig> ips = new ArrayList<>(allocations.size());
+        for (Allocation allocation : allocations) {
+            fresh &= !allocation.existing();
+            ips.add(new IpConfig(new IpPrefix(allocation.address().toInetAddress(),
+                    allocation.range().subnet().prefixLength()), allocation.gateway().toInetAddress()));
+        }
+        // What this ADD reserved is released if the call fails later; what an earlier ADD of the same attachment
+        // holds is not this call's to release.
+        if (fresh) {
+            request.rollback().onFailure("release the addresses of " + request.containerId() + "/" + request.ifName(),
+                    new Release(config, who));
+        }
+        return new Result(List.of(), ips, config.routes(), dns);
+    }
+
+    @Override
+    public void del(CniRequest request) throws CniException {
+        Config config = load(request);
+        try (IpamStore store = open(config)) {
+            store.release(attachment(request));
+        } catch (IpamException e) {
+            throw RangeConfig.failure(e);
+        }
+    }
+
+    @Override
+    public void check(CniRequest request) throws CniException {
+        Config config = load(request);
+        List<Reservation> found;
+        try (IpamStore store = open(config)) {
+            found = store.find(attachment(request));
+        } catch (IpamException e) {
+            throw RangeConfig.failure(e);
+        }
+        if (found.isEmpty()) {
+            throw new CniException(CniError.INTERNAL,
+                    "cluster-ipam: Failed to find address added by container " + request.containerId());
+        }
+    }
+
+    @Override
+    public void gc(CniRequest request) throws CniException {
+        Config config = load(request);
+        requireValidAttachments(request.config());
+        List<Attachment> valid = new ArrayList<>();
+        for (GcAttachment attachment : request.config().validAttachments()) {
+            valid.add(new Attachment(attachment.containerId(), attachment.ifName()));
+        }
+        List<Reservation> released;
+        try (IpamStore store = open(config)) {
+            released = store.gc(valid);
+        } catch (IpamException e) {
+            throw RangeConfig.failure(e);
+        }
+        if (request.log().debugEnabled()) {
+            for (Reservation reservation : released) {
+                request.log().debug("GC released " + reservation.address() + " of \"" + reservation.containerId()
+                        + "\"");
+            }
+        }
+    }
+
+    /** Ready when etcd answers (and this node's liveness is refreshed): 50 otherwise. */
+    @Override
+    public void status(CniRequest request) throws CniException {
+        Config config = load(request);
+        try (ClusterStore store = ClusterStore.open(config.etcd(), config.network(), config.settings())) {
+            store.heartbeat();
+        } catch (IpamException e) {
+            throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    /** As host-local: a GC without the list of valid attachments would release everything; refused (code 7). */
+    private static void requireValidAttachments(PluginConfig config) throws CniException {
+        if (present(config, PluginConfig.VALID_ATTACHMENTS) || present(config, PluginConfig.LEGACY_ATTACHMENTS)) {
+            return;
+        }
+        throw new CniException(CniError.INVALID_NETWORK_CONFIG, "GC needs " + PluginConfig.VALID_ATTACHMENTS,
+                "without the list of attachments that are still valid, cluster-ipam cannot tell what to release;"
+                        + " nothing was released");
+    }
+
+    private static boolean present(PluginConfig config, String key) {
+        Optional<Json> value = config.get(key);
+        return value.isPresent() && !(value.get() instanceof JsonNull);
+    }
+
+    private static Attachment attachment(CniRequest request) {
+        return new Attachment(request.containerId(), request.ifName());
+    }
+
+    /** Rollback step of ADD (a named class: no lambdas on the start-up path). */
+    private static final class Release implements Rollback.Undo {
+        private final Config config;
+        private final Attachment who;
+
+        Release(Config config, Attachment who) {
+            this.config = config;
+            this.who = who;
+        }
+
+        @Override
+        public void undo() throws IpamException {
+            try (IpamStore store = open(config)) {
+                store.release(who);
+            }
+        }
+    }
+}

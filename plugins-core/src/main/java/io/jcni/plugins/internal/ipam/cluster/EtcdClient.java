@@ -1,0 +1,493 @@
+package io.jcni.plugins.internal.ipam.cluster;
+
+import io.jcni.plugins.internal.ipam.cluster.EtcdConfig.Endpoint;
+import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
+import io.jcni.runtime.internal.files.IoText;
+import io.jcni.spec.CniException;
+import io.jcni.spec.Json;
+import io.jcni.spec.JsonArray;
+import io.jcni.spec.JsonBoolean;
+import io.jcni.spec.JsonNumber;
+import io.jcni.spec.JsonObject;
+import io.jcni.spec.JsonString;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * etcd v3 through its JSON gateway ({@code POST /v3/kv/range|txn}, {@code /v3/lease/grant}, {@code
+ * /v3/auth/authenticate}; keys and values base64), over {@link HttpChannel}s: no dependency, nothing but
+ * {@code java.base} on the exec path.
+ *
+ * <p>Every call has the deadline given at construction (the plugin call's {@code requestTimeoutSeconds}). A call goes
+ * to one endpoint; when it cannot connect, or etcd answers "unavailable" (no leader, no quorum, request timed out,
+ * leader changed), the next endpoint is tried, round after round with a short pause, until the deadline, then {@link
+ * Kind#UNAVAILABLE}. Requests are safe to repeat: reads trivially, writes because every write of the store is a
+ * compare-and-swap transaction (a repeated one fails its compare and the store re-reads).
+ *
+ * <p>One instance per plugin call (or per thread); calls are serialized by a lock. Close it to close its sockets.
+ */
+final class EtcdClient implements AutoCloseable {
+    private final EtcdConfig config;
+    private final long deadline;
+    private final HttpChannel[] channels;
+    private final ReentrantLock lock = new ReentrantLock();
+    private int current;
+    private String token;
+    private boolean authenticated;
+    private SSLSocketFactory tls;
+
+    EtcdClient(EtcdConfig config, long deadline) {
+        this.config = config;
+        this.deadline = deadline;
+        this.channels = new HttpChannel[config.endpoints().size()];
+        // Spread the nodes over the endpoints; failover walks on from here.
+        this.current = (int) ((System.nanoTime() >>> 10) % channels.length);
+    }
+
+    /** A client whose calls must all be done {@code requestTimeoutSeconds} from now. */
+    static EtcdClient open(EtcdConfig config) {
+        return new EtcdClient(config, System.nanoTime() + config.requestTimeoutSeconds() * 1_000_000_000L);
+    }
+
+    long deadline() {
+        return deadline;
+    }
+
+    // ---------------------------------------------------------------------------------------------- the calls
+
+    /** {@code Range}: keys in {@code [key, end)} ({@code end} null: just {@code key}). */
+    List<Kv> range(String key, String end, boolean keysOnly, long limit) throws EtcdException {
+        StringBuilder body = new StringBuilder(128);
+        rangeBody(body, key, end, keysOnly, limit);
+        return kvs(call("/v3/kv/range", body.toString()), "/v3/kv/range");
+    }
+
+    /** Runs a transaction. */
+    TxnResult txn(Txn txn) throws EtcdException {
+        JsonObject response = call("/v3/kv/txn", txn.toJson());
+        boolean ok = false;
+        Optional<Json> succeeded = response.get("succeeded");
+        if (succeeded.isPresent() && succeeded.get() instanceof JsonBoolean b) {
+            ok = b.value();
+        }
+        List<List<Kv>> ranges = new ArrayList<>();
+        Optional<Json> list = response.get("responses");
+        if (list.isPresent() && list.get() instanceof JsonArray array) {
+            for (Json r : array.elements()) {
+                if (!(r instanceof JsonObject o)) {
+                    throw protocol("/v3/kv/txn", "a response that is not an object");
+                }
+                Optional<Json> range = o.get("response_range");
+                if (range.isPresent() && range.get() instanceof JsonObject kvs) {
+                    ranges.add(kvs(kvs, "/v3/kv/txn"));
+                } else {
+                    ranges.add(new ArrayList<>());
+                }
+            }
+        }
+        return new TxnResult(ok, ranges, revision(response));
+    }
+
+    /** A lease of {@code ttlSeconds}; its ID. */
+    long grantLease(long ttlSeconds) throws EtcdException {
+        JsonObject response = call("/v3/lease/grant", "{\"TTL\":\"" + ttlSeconds + "\"}");
+        return number(response, "ID", "/v3/lease/grant");
+    }
+
+    // ---------------------------------------------------------------------------------------------- transport
+
+    private JsonObject call(String path, String body) throws EtcdException {
+        lock.lock();
+        try {
+            authenticate();
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            boolean reauthenticated = false;
+            String lastFailure = "no endpoint tried";
+            int attempts = 0;
+            while (true) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new EtcdException(Kind.UNAVAILABLE, "etcd did not answer within "
+                            + config.requestTimeoutSeconds() + " s (requestTimeoutSeconds): " + lastFailure);
+                }
+                int at = current;
+                Endpoint endpoint = config.endpoints().get(at);
+                HttpChannel.Response response;
+                try {
+                    response = channel(at).post(path, bytes, token, deadline);
+                } catch (SSLException e) {
+                    channel(at).close();
+                    throw new EtcdException(Kind.CONFIG, "TLS with " + endpoint + " failed: " + e.getMessage(), e);
+                } catch (SocketTimeoutException e) {
+                    channel(at).close();
+                    lastFailure = endpoint + " did not answer in time";
+                    next(++attempts);
+                    continue;
+                } catch (ConnectException e) {
+                    lastFailure = endpoint + ": " + (e.getMessage() == null ? "cannot connect" : e.getMessage());
+                    next(++attempts);
+                    continue;
+                } catch (IOException e) {
+                    channel(at).close();
+                    lastFailure = endpoint + ": " + IoText.reason(e);
+                    next(++attempts);
+                    continue;
+                }
+                JsonObject json = parse(response.body, path, endpoint);
+                if (response.status == 200 && !json.has("error")) {
+                    return json;
+                }
+                String message = errorText(json, response);
+                long code = number(json, "code", -1);
+                if (isUnavailable(code, message)) {
+                    lastFailure = endpoint + ": " + message;
+                    next(++attempts);
+                    continue;
+                }
+                if (!reauthenticated && token != null && (code == 16 || message.contains("invalid auth token")
+                        || message.contains("auth token is expired") || message.contains("revision of auth store"))) {
+                    reauthenticated = true;
+                    authenticated = false;
+                    token = null;
+                    authenticate();
+                    continue;
+                }
+                if (code == 7 || code == 16 || message.contains("permission denied")
+                        || message.contains("user name is empty") || message.contains("authentication failed")) {
+                    throw new EtcdException(Kind.AUTH, "etcd " + endpoint + " refused " + path + ": " + message
+                            + (config.credentialsFile() == null ? " (no credentialsFile is configured)" : ""));
+                }
+                throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": " + message);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The next endpoint; after a full round, a short pause (never past the deadline). */
+    private void next(int attempts) {
+        current = (current + 1) % channels.length;
+        if (attempts % channels.length == 0) {
+            long pauseMillis = Math.min(200, 20L * (attempts / channels.length));
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left > 0) {
+                try {
+                    Thread.sleep(Math.min(pauseMillis, left));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** gRPC Unavailable (14) or DeadlineExceeded (4), and the server errors etcd retries itself. */
+    private static boolean isUnavailable(long code, String message) {
+        return code == 14 || code == 4 || message.contains("no leader") || message.contains("leader changed")
+                || message.contains("request timed out") || message.contains("timed out")
+                || message.contains("too many requests") || message.contains("not capable")
+                || message.contains("connection refused") || message.contains("transport is closing");
+    }
+
+    private HttpChannel channel(int at) throws EtcdException {
+        if (channels[at] == null) {
+            Endpoint e = config.endpoints().get(at);
+            channels[at] = new HttpChannel(e.host(), e.port(), e.tls() ? tls() : null,
+                    config.dialTimeoutSeconds() * 1_000_000_000L);
+        }
+        return channels[at];
+    }
+
+    private SSLSocketFactory tls() throws EtcdException {
+        if (tls == null) {
+            tls = Pem.socketFactory(config.trustedCaFile(), config.certFile(), config.keyFile());
+        }
+        return tls;
+    }
+
+    /** etcd user auth: {@code /v3/auth/authenticate} with the credentials file's {@code user:password}. */
+    private void authenticate() throws EtcdException {
+        if (authenticated || config.credentialsFile() == null) {
+            return;
+        }
+        authenticated = true;
+        String text;
+        try {
+            if (Files.size(config.credentialsFile()) > 64 * 1024) {
+                throw new EtcdException(Kind.CONFIG, config.credentialsFile() + ": larger than 64 KiB");
+            }
+            text = Files.readString(config.credentialsFile(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            authenticated = false;
+            throw new EtcdException(Kind.CONFIG, "cannot read the etcd credentials file "
+                    + config.credentialsFile() + ": " + IoText.reason(e), e);
+        }
+        int newline = text.indexOf('\n');
+        String line = (newline >= 0 ? text.substring(0, newline) : text).strip();
+        int colon = line.indexOf(':');
+        if (colon <= 0) {
+            authenticated = false;
+            throw new EtcdException(Kind.CONFIG, "the etcd credentials file " + config.credentialsFile()
+                    + " must hold user:password on its first line");
+        }
+        String body = "{\"name\":" + new JsonString(line.substring(0, colon)) + ",\"password\":"
+                + new JsonString(line.substring(colon + 1)) + "}";
+        JsonObject response = call("/v3/auth/authenticate", body);
+        Optional<Json> t = response.get("token");
+        if (t.isEmpty() || !(t.get() instanceof JsonString s) || s.value().isEmpty()) {
+            throw new EtcdException(Kind.AUTH, "etcd did not return an auth token for user "
+                    + line.substring(0, colon) + " (is auth enabled?)");
+        }
+        token = s.value();
+    }
+
+    private static JsonObject parse(byte[] body, String path, Endpoint endpoint) throws EtcdException {
+        try {
+            Json json = Json.parse(body);
+            if (json instanceof JsonObject o) {
+                return o;
+            }
+        } catch (CniException e) {
+            throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": unreadable answer: "
+                    + e.error().msg(), e);
+        }
+        throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": the answer is not an object");
+    }
+
+    private static String errorText(JsonObject json, HttpChannel.Response response) {
+        for (String key : List.of("message", "error")) {
+            Optional<Json> v = json.get(key);
+            if (v.isPresent() && v.get() instanceof JsonString s && !s.value().isEmpty()) {
+                return s.value();
+            }
+        }
+        return "HTTP " + response.status;
+    }
+
+    // ---------------------------------------------------------------------------------------------- encoding
+
+    static String b64(String key) {
+        return Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String b64(byte[] value) {
+        return Base64.getEncoder().encodeToString(value);
+    }
+
+    /** The end of the range of every key starting with {@code prefix} (its last character plus one). */
+    static String prefixEnd(String prefix) {
+        char last = prefix.charAt(prefix.length() - 1);
+        return prefix.substring(0, prefix.length() - 1) + (char) (last + 1);
+    }
+
+    static void rangeBody(StringBuilder body, String key, String end, boolean keysOnly, long limit) {
+        body.append("{\"key\":\"").append(b64(key)).append('"');
+        if (end != null) {
+            body.append(",\"range_end\":\"").append(b64(end)).append('"');
+        }
+        if (keysOnly) {
+            body.append(",\"keys_only\":true");
+        }
+        if (limit > 0) {
+            body.append(",\"limit\":\"").append(limit).append('"');
+        }
+        body.append('}');
+    }
+
+    static List<Kv> kvs(JsonObject rangeResponse, String what) throws EtcdException {
+        List<Kv> out = new ArrayList<>();
+        Optional<Json> list = rangeResponse.get("kvs");
+        if (list.isEmpty()) {
+            return out;
+        }
+        if (!(list.get() instanceof JsonArray array)) {
+            throw protocol(what, "kvs is not a list");
+        }
+        for (Json element : array.elements()) {
+            if (!(element instanceof JsonObject kv)) {
+                throw protocol(what, "a kv that is not an object");
+            }
+            out.add(new Kv(new String(bytes(kv, "key", what), StandardCharsets.UTF_8), bytes(kv, "value", what),
+                    number(kv, "create_revision", 0), number(kv, "mod_revision", 0), number(kv, "lease", 0)));
+        }
+        return out;
+    }
+
+    private static byte[] bytes(JsonObject o, String key, String what) throws EtcdException {
+        Optional<Json> v = o.get(key);
+        if (v.isEmpty()) {
+            return new byte[0];
+        }
+        if (!(v.get() instanceof JsonString s)) {
+            throw protocol(what, key + " is not a string");
+        }
+        try {
+            return Base64.getDecoder().decode(s.value());
+        } catch (IllegalArgumentException e) {
+            throw protocol(what, key + " is not base64");
+        }
+    }
+
+    /** An int64 field (the gateway writes them as strings); {@code absent} when missing. */
+    static long number(JsonObject o, String key, long absent) {
+        Optional<Json> v = o.get(key);
+        if (v.isEmpty()) {
+            return absent;
+        }
+        try {
+            if (v.get() instanceof JsonString s) {
+                return Long.parseLong(s.value());
+            }
+            if (v.get() instanceof JsonNumber n) {
+                return n.toLong().orElse(absent);
+            }
+        } catch (NumberFormatException e) {
+            return absent;
+        }
+        return absent;
+    }
+
+    private static long number(JsonObject o, String key, String what) throws EtcdException {
+        long n = number(o, key, Long.MIN_VALUE);
+        if (n == Long.MIN_VALUE) {
+            throw protocol(what, "no " + key + " in the answer");
+        }
+        return n;
+    }
+
+    private static long revision(JsonObject response) {
+        Optional<Json> header = response.get("header");
+        return header.isPresent() && header.get() instanceof JsonObject h ? number(h, "revision", 0) : 0;
+    }
+
+    private static EtcdException protocol(String what, String problem) {
+        return new EtcdException(Kind.PROTOCOL, "etcd " + what + ": " + problem);
+    }
+
+    @Override
+    public void close() {
+        for (HttpChannel c : channels) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- values
+
+    /** One key-value pair as etcd returns it. */
+    static final class Kv {
+        final String key;
+        final byte[] value;
+        final long createRevision;
+        final long modRevision;
+        final long lease;
+
+        Kv(String key, byte[] value, long createRevision, long modRevision, long lease) {
+            this.key = key;
+            this.value = value;
+            this.createRevision = createRevision;
+            this.modRevision = modRevision;
+            this.lease = lease;
+        }
+    }
+
+    /** A transaction's outcome: whether its compares held, and the kvs of each range operation that ran. */
+    static final class TxnResult {
+        final boolean succeeded;
+        private final List<List<Kv>> ranges;
+        final long revision;
+
+        TxnResult(boolean succeeded, List<List<Kv>> ranges, long revision) {
+            this.succeeded = succeeded;
+            this.ranges = ranges;
+            this.revision = revision;
+        }
+
+        /** The kvs of the {@code i}-th operation that ran (empty for a put or delete, or past the end). */
+        List<Kv> range(int i) {
+            return i < ranges.size() ? ranges.get(i) : new ArrayList<>();
+        }
+    }
+
+    /** A transaction: compares, then the operations run if they all hold ({@code success}) or if not. */
+    static final class Txn {
+        private final StringBuilder compare = new StringBuilder();
+        private final StringBuilder success = new StringBuilder();
+        private final StringBuilder failure = new StringBuilder();
+
+        /** The key does not exist. */
+        Txn absent(String key) {
+            return cmp(key, "\"target\":\"CREATE\",\"create_revision\":\"0\"");
+        }
+
+        /** The key was last written at {@code revision} (0: it does not exist). */
+        Txn modRevision(String key, long revision) {
+            return cmp(key, "\"target\":\"MOD\",\"mod_revision\":\"" + revision + "\"");
+        }
+
+        /** The key holds {@code value}. */
+        Txn value(String key, byte[] value) {
+            return cmp(key, "\"target\":\"VALUE\",\"value\":\"" + b64(value) + "\"");
+        }
+
+        private Txn cmp(String key, String rest) {
+            sep(compare).append("{\"key\":\"").append(b64(key)).append("\",\"result\":\"EQUAL\",").append(rest)
+                    .append('}');
+            return this;
+        }
+
+        Txn put(String key, byte[] value, long lease) {
+            sep(success).append("{\"request_put\":{\"key\":\"").append(b64(key)).append("\",\"value\":\"")
+                    .append(b64(value)).append('"');
+            if (lease != 0) {
+                success.append(",\"lease\":\"").append(lease).append('"');
+            }
+            success.append("}}");
+            return this;
+        }
+
+        Txn delete(String key) {
+            sep(success).append("{\"request_delete_range\":{\"key\":\"").append(b64(key)).append("\"}}");
+            return this;
+        }
+
+        Txn range(String key, String end, boolean keysOnly, long limit) {
+            sep(success).append("{\"request_range\":");
+            rangeBody(success, key, end, keysOnly, limit);
+            success.append('}');
+            return this;
+        }
+
+        /** A range run when a compare fails. */
+        Txn rangeOnFailure(String key, String end, boolean keysOnly, long limit) {
+            sep(failure).append("{\"request_range\":");
+            rangeBody(failure, key, end, keysOnly, limit);
+            failure.append('}');
+            return this;
+        }
+
+        boolean isEmpty() {
+            return compare.isEmpty() && success.isEmpty() && failure.isEmpty();
+        }
+
+        private static StringBuilder sep(StringBuilder sb) {
+            if (!sb.isEmpty()) {
+                sb.append(',');
+            }
+            return sb;
+        }
+
+        String toJson() {
+            return "{\"compare\":[" + compare + "],\"success\":[" + success + "],\"failure\":[" + failure + "]}";
+        }
+    }
+}

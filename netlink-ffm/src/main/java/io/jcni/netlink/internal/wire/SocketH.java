@@ -23,6 +23,7 @@ public final class SocketH {
     public static final int SO_SNDBUFFORCE = 32;
     public static final int SO_RCVBUFFORCE = 33;
     public static final int SO_RCVTIMEO = 20;
+    public static final int SO_ATTACH_FILTER = 26;
     public static final int SOL_NETLINK = 270;
     public static final int MSG_PEEK = 2;
     public static final int MSG_TRUNC = 32;

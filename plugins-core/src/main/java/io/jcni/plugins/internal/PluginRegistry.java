@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal;
 
+import io.jcni.plugins.internal.ipam.dhcp.DhcpPlugin;
 import io.jcni.plugins.internal.ipam.hostlocal.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.staticip.StaticPlugin;
 import io.jcni.plugins.internal.main.bridge.BridgePlugin;
@@ -27,7 +28,7 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bridge", "dummy", "host-device", "host-local", "ipvlan",
+    public static final List<String> TYPES = List.of("bridge", "dhcp", "dummy", "host-device", "host-local", "ipvlan",
             "loopback", "macvlan", "ptp", "static", "tuning", "vlan");
 
     /** The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory). */
@@ -41,13 +42,18 @@ public final class PluginRegistry {
     public static final String VERSION_GROUP = "version";
     /** AOT cache group of host-local: IPAM with flock(2) through FFM, but no rtnetlink. */
     public static final String HOST_LOCAL_GROUP = "host-local";
+    /**
+     * AOT cache group of the dhcp plugin: a client of its daemon over a Unix socket (no FFM); its training runs the
+     * daemon in the same JVM, whose classes only this plugin's cache should carry.
+     */
+    public static final String DHCP_GROUP = "dhcp";
     /** AOT cache group of the plugins that configure interfaces through netlink (FFM). */
     public static final String NETLINK_GROUP = "netlink";
     /** AOT cache group of plugins that do not use FFM. */
     public static final String PLAIN_GROUP = "plain";
     /** Every AOT group, each trained by its own run in the image build. */
-    public static final List<String> AOT_GROUPS = List.of(VERSION_GROUP, HOST_LOCAL_GROUP, NETLINK_GROUP,
-            PLAIN_GROUP);
+    public static final List<String> AOT_GROUPS = List.of(VERSION_GROUP, HOST_LOCAL_GROUP, DHCP_GROUP,
+            NETLINK_GROUP, PLAIN_GROUP);
 
     private PluginRegistry() {
     }
@@ -63,6 +69,9 @@ public final class PluginRegistry {
         if (type.equals("host-local")) {
             return HOST_LOCAL_GROUP;
         }
+        if (type.equals("dhcp")) {
+            return DHCP_GROUP;
+        }
         return usesNetlink(type) ? NETLINK_GROUP : PLAIN_GROUP;
     }
 
@@ -77,6 +86,9 @@ public final class PluginRegistry {
         switch (type) {
             case "bridge":
                 skel = Skel.of(type, new BridgePlugin(), CniVersion.SUPPORTED);
+                break;
+            case "dhcp":
+                skel = Skel.of(type, new DhcpPlugin(), CniVersion.SUPPORTED);
                 break;
             case "dummy":
                 skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);

@@ -54,11 +54,12 @@ import java.util.Optional;
  * bridge, its gateway address, forwarding, its sysctls) is undone only if this ADD changed it and, for the bridge and
  * its address, only while no other port is on the bridge.
  *
- * <p>DEL deletes the container's interface (and so the veth pair), then releases IPAM. When the namespace is gone but
- * the host end survived (the namespace file was unmounted while something still holds the namespace), the host end
- * named in prevResult is deleted if it is still a veth on this bridge. Anything already gone is success. IPAM is
- * released except when deleting the interface failed for another reason: then the error is returned and the
- * addresses stay reserved, so that a retried DEL finishes the job without the address being handed out twice.
+ * <p>DEL releases IPAM first, then deletes the container's interface (and so the veth pair), in Go's order: an
+ * IPAM plugin may need the interface to release (dhcp sends its DHCPRELEASE on it). Both are attempted whatever the
+ * other did, and the first failure is returned (the rule of the plugins that create a container link, see
+ * {@code ContainerLink.delete}). When the namespace is gone but the host end survived (the namespace file was
+ * unmounted while something still holds the namespace), the host end named in prevResult is deleted if it is still a
+ * veth on this bridge. Anything already gone is success.
  *
  * <p>CHECK: the bridge (type, MAC, promiscuous mode), the container veth, the host veth (peer of the container's,
  * port of the bridge, MAC, hairpin and isolation as configured), then the addresses and routes in the container.
@@ -547,14 +548,33 @@ public final class BridgePlugin implements MainPlugin {
     public void del(CniRequest request) throws CniException {
         BridgeConfig conf = BridgeConfig.load(request);
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
-        if (container.isPresent()) {
-            Links.deleteAndClose(container.get(), request.ifName());
-        } else if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
-            // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
-            VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
-        }
+        // IPAM first, while the container's interface exists, as Go's bridge does: the dhcp IPAM plugin sends its
+        // DHCPRELEASE on that interface. The interface is removed even when the release fails; the first failure
+        // is reported (ContainerLink.delete's rule).
+        CniException failure = null;
         if (conf.layer3()) {
-            request.ipam().del();
+            try {
+                request.ipam().del();
+            } catch (CniException e) {
+                failure = e;
+            }
+        }
+        try {
+            if (container.isPresent()) {
+                Links.deleteAndClose(container.get(), request.ifName());
+            } else if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
+                // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
+                VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
+            }
+        } catch (CniException e) {
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

@@ -45,13 +45,15 @@ public final class DaemonServer implements AutoCloseable {
     private final DaemonLog log;
     private final ThreadPoolExecutor workers;
     private final ScheduledThreadPoolExecutor timers;
+    private final long requestMillis;
     /** Whether {@link #close()} removes the socket file (not one the service manager made). */
     private final boolean owned;
     private volatile boolean closed;
 
     private DaemonServer(Path path, ServerSocketChannel listener, LeaseManager manager, PrintStream log,
-            boolean owned) {
+            boolean owned, long requestMillis) {
         this.path = path;
+        this.requestMillis = requestMillis;
         this.owned = owned;
         this.listener = listener;
         this.manager = manager;
@@ -64,6 +66,12 @@ public final class DaemonServer implements AutoCloseable {
 
     /** Binds the socket at {@code path} (see the class comment for what is there already). */
     public static DaemonServer bind(Path path, LeaseManager manager, PrintStream log) throws IOException {
+        return bind(path, manager, log, REQUEST_MILLIS);
+    }
+
+    /** As {@link #bind(Path, LeaseManager, PrintStream)} with another time limit for requests (tests). */
+    static DaemonServer bind(Path path, LeaseManager manager, PrintStream log, long requestMillis)
+            throws IOException {
         Path parent = path.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(
@@ -78,7 +86,7 @@ public final class DaemonServer implements AutoCloseable {
             listener.close();
             throw e;
         }
-        return new DaemonServer(path, listener, manager, log, true);
+        return new DaemonServer(path, listener, manager, log, true, requestMillis);
     }
 
     /**
@@ -88,7 +96,7 @@ public final class DaemonServer implements AutoCloseable {
     public static DaemonServer inherited(ServerSocketChannel listener, LeaseManager manager, PrintStream log)
             throws IOException {
         UnixDomainSocketAddress address = (UnixDomainSocketAddress) listener.getLocalAddress();
-        return new DaemonServer(address.getPath(), listener, manager, log, false);
+        return new DaemonServer(address.getPath(), listener, manager, log, false, REQUEST_MILLIS);
     }
 
     private static void clearStale(Path path) throws IOException {
@@ -170,7 +178,7 @@ public final class DaemonServer implements AutoCloseable {
         public void run() {
             try (SocketChannel c = channel) {
                 byte[] frame;
-                ScheduledFuture<?> deadline = server.timers.schedule(new CloseLate(c), REQUEST_MILLIS,
+                ScheduledFuture<?> deadline = server.timers.schedule(new CloseLate(c), server.requestMillis,
                         TimeUnit.MILLISECONDS);
                 try {
                     frame = DaemonProtocol.read(c);
@@ -179,7 +187,7 @@ public final class DaemonServer implements AutoCloseable {
                             "dhcp daemon: bad request: " + e.getMessage())));
                     return;
                 } catch (ClosedChannelException e) {
-                    server.log.log("a client sent no complete request within " + REQUEST_MILLIS / 1000 + " s");
+                    server.log.log("a client sent no complete request within " + server.requestMillis + " ms");
                     return;
                 } catch (EOFException e) {
                     return; // a probe (the daemon's own stale-socket check, a STATUS that gave up)

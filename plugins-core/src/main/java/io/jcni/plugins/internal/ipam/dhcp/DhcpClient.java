@@ -90,12 +90,28 @@ final class DhcpClient {
         return bound(ack, "DHCPREQUEST for " + IpText.format(offer.yiaddr));
     }
 
-    /** RENEWING: REQUEST unicast to the server that granted {@code lease}, from its address, until {@code windowEnd}. */
+    /**
+     * RENEWING: REQUEST unicast to the server that granted {@code lease}, from its address, until {@code windowEnd}.
+     * The first half of the window goes to the link-layer address the ACK came from; if that brings no answer (the
+     * server's or router's hardware address changed: a bridge takes a port's address, for one), the second half
+     * goes to the broadcast address, still to the server's IP address, which its stack accepts all the same.
+     */
     Lease renew(Lease lease, long windowEnd) throws DhcpFailure {
         byte[] address = lease.address();
-        DhcpMessage ack = exchange(DhcpMessage.request(DhcpMessage.REQUEST, ThreadLocalRandom.current().nextInt(), 0,
-                address, mac, options), address, lease.serverId(), new MacAddress(lease.serverMac),
-                new int[] {DhcpMessage.ACK, DhcpMessage.NAK}, windowEnd, "DHCPACK");
+        int xid = ThreadLocalRandom.current().nextInt();
+        DhcpMessage request = DhcpMessage.request(DhcpMessage.REQUEST, xid, 0, address, mac, options);
+        int[] expected = {DhcpMessage.ACK, DhcpMessage.NAK};
+        long now = System.currentTimeMillis();
+        DhcpMessage ack;
+        try {
+            ack = exchange(request, address, lease.serverId(), new MacAddress(lease.serverMac), expected,
+                    now + (windowEnd - now) / 2, "DHCPACK");
+        } catch (DhcpFailure f) {
+            if (f.kind() != DhcpFailure.Kind.TIMEOUT) {
+                throw f;
+            }
+            ack = exchange(request, address, lease.serverId(), BROADCAST_MAC, expected, windowEnd, "DHCPACK");
+        }
         return bound(ack, "renewal of " + IpText.format(address));
     }
 
@@ -142,7 +158,8 @@ final class DhcpClient {
             long now = System.currentTimeMillis();
             if (now >= windowEnd) {
                 throw new DhcpFailure(DhcpFailure.Kind.TIMEOUT, "no " + awaited + " on " + link + " from "
-                        + (to.equals(BROADCAST_MAC) ? "any server" : "server " + IpText.format(destination))
+                        + (Arrays.equals(destination, Ipv4Udp.BROADCAST) ? "any server"
+                                : "server " + IpText.format(destination))
                         + (ignored == 0 ? "" : " (" + ignored + " other datagrams to port 68 ignored)"));
             }
             if (now >= nextSend) {

@@ -85,7 +85,7 @@ final class Ipv4Udp {
         return new byte[] {d[12], d[13], d[14], d[15]};
     }
 
-    /** The Internet checksum (one's complement of the one's complement sum) of {@code length} bytes plus {@code carry}. */
+    /** The Internet checksum (complement of the one's complement sum) of {@code length} bytes plus {@code carry}. */
     static int checksum(byte[] d, int from, int length, int carry) {
         long sum = carry + (long) sum16(d, from, length);
         while ((sum >>> 16) != 0) {

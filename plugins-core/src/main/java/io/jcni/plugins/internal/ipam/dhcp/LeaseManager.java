@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.ipam.dhcp;
 import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.NetNs;
+import io.jcni.netlink.OperState;
 import io.jcni.netlink.sys.PacketSocket;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.runtime.internal.files.IoText;
@@ -76,6 +77,7 @@ public final class LeaseManager implements AutoCloseable {
     private static final long FAST_RETRY_MILLIS = 2_000;
     private static final int FAST_RETRIES = 4;
     private static final long FIRST_BACKOFF_MILLIS = 4_000;
+    private static final long CARRIER_WAIT_MILLIS = 3_000;
 
     private final Settings settings;
     private final DaemonLog log;
@@ -229,6 +231,7 @@ public final class LeaseManager implements AutoCloseable {
                 log.log(lease.describe() + ": link " + request.ifName() + " down, setting it up");
                 container.nl().setUp(link.index());
             }
+            awaitOperationallyUp(container, link.index());
             boolean obtained = false;
             boolean kept = false;
             try {
@@ -260,6 +263,28 @@ public final class LeaseManager implements AutoCloseable {
             }
         } catch (KernelException e) {
             throw new CniException(CniError.IO_FAILURE, "dhcp on " + request.ifName() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Waits (at most {@value #CARRIER_WAIT_MILLIS} ms) until the link is operationally up: a link just set up drops
+     * what is sent until the kernel's link watch has activated its queue (up to a second later), and a first
+     * DHCPDISCOVER lost that way costs a whole exchange timeout. A link that never gets there is tried anyway.
+     */
+    private static void awaitOperationallyUp(Namespace container, int index) {
+        long end = System.currentTimeMillis() + CARRIER_WAIT_MILLIS;
+        while (System.currentTimeMillis() < end) {
+            Link now = container.nl().link(index);
+            if (now.operState() == OperState.UP
+                    || (now.operState() == OperState.UNKNOWN && now.isLowerUp())) {
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -1,0 +1,226 @@
+package io.jcni.it.ipam;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.CniExec;
+import io.jcni.it.support.IpAddress;
+import io.jcni.it.support.IpRoute;
+import io.jcni.it.support.Prerequisites;
+import io.jcni.it.support.TestNetns;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * jcni's dhcp IPAM plugin and daemon against a real DHCP server: Debian's dnsmasq on the bridge of a test host
+ * ({@link DhcpLab}), containers attached by jcni's bridge plugin. What dnsmasq's lease file says is the evidence: a
+ * lease appears with the container's MAC, our client identifier and the hostname from CNI_ARGS; its expiry moves
+ * when the daemon renews (dnsmasq's lease time is at least two minutes, so the test sets T1 to 3 s with option 58);
+ * it disappears on DEL (DHCPRELEASE), also after the daemon was killed with SIGKILL and started again; GC releases
+ * the leases of attachments not in the valid set. A server that never answers makes ADD fail with code 11 within the
+ * daemon's resend timeout and leaves nothing: no lease file, no interface, no lease at any server.
+ */
+class DhcpTest {
+    @TempDir
+    Path tmp;
+
+    @AutoClose
+    DhcpLab lab;
+
+    @BeforeEach
+    void lab() {
+        Prerequisites.assumeRoot();
+        Prerequisites.assumeDistPlugins("dhcp", "bridge");
+        Prerequisites.assumeCommand("dnsmasq");
+        lab = DhcpLab.create("dhcp", tmp);
+    }
+
+    /** dnsmasq's spelling of Go's client identifier: type 0, then {@code <container>/<network>/<ifname>}. */
+    static String clientId(String containerId, String ifName) {
+        byte[] text = (containerId + "/" + DhcpLab.NETWORK + "/" + ifName).getBytes(StandardCharsets.UTF_8);
+        return "00:" + HexFormat.ofDelimiter(":").formatHex(text);
+    }
+
+    static String mac(TestNetns container, String ifName) {
+        return container.kernel().link(ifName).orElseThrow().mac();
+    }
+
+    @Test
+    void addGetsALeaseTheDaemonRenewsAndDelReleases() throws Exception {
+        lab.startDnsmasq("--dhcp-option=option:T1,3", "--dhcp-option=option:T2,100");
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.1.0", ",\"provide\":[{\"option\":\"host-name\",\"fromArg\":\"K8S_POD_NAME\"}]");
+
+        CniExec.Outcome add = lab.jcni("bridge").call("ADD", conf, container.path(), "ctr-a", "eth0",
+                "IgnoreUnknown=1;K8S_POD_NAME=pod-a");
+        JsonNode result = add.result();
+        String address = result.path("ips").get(0).path("address").asText();
+        assertThat(address).startsWith(DhcpLab.SUBNET + ".").endsWith("/24");
+        assertThat(result.path("ips").get(0).path("gateway").asText()).isEqualTo(DhcpLab.SERVER);
+        assertThat(result.path("routes").toString()).isEqualTo("[{\"dst\":\"0.0.0.0/0\",\"gw\":\"" + DhcpLab.SERVER
+                + "\"}]");
+        assertThat(result.path("dns").toString()).isEqualTo("{\"nameservers\":[\"" + DhcpLab.DNS + "\"],"
+                + "\"domain\":\"jcni.test\",\"search\":[\"a.jcni.test\",\"b.jcni.test\"]}");
+
+        // The container has the address; dnsmasq has the lease, for this MAC, client identifier and hostname.
+        String ip = address.substring(0, address.indexOf('/'));
+        assertThat(container.kernel().addresses("eth0")).extracting(IpAddress::cidr).contains(address);
+        assertThat(container.kernel().routes("eth0")).extracting(IpRoute::dst).contains("default");
+        String mac = mac(container, "eth0");
+        Dnsmasq.LeaseLine lease = lab.dnsmasq.lease(mac).orElseThrow();
+        assertThat(lease.address()).isEqualTo(ip);
+        assertThat(lease.hostname()).isEqualTo("pod-a");
+        assertThat(lease.clientId()).isEqualTo(clientId("ctr-a", "eth0"));
+        assertThat(lab.stateFiles()).containsExactly(DhcpLab.NETWORK + "-ctr-a-eth0.json");
+
+        // Renewal at T1: dnsmasq records a later expiry for the same address.
+        List<Dnsmasq.LeaseLine> renewed = lab.dnsmasq.await(leases -> leases.size() == 1
+                && leases.get(0).expiry() > lease.expiry(), Duration.ofSeconds(20));
+        assertThat(renewed).as("dnsmasq's lease file after T1; daemon log:\n%s", lab.daemon.log()).hasSize(1);
+        assertThat(renewed.get(0).expiry()).isGreaterThan(lease.expiry());
+        assertThat(renewed.get(0).address()).isEqualTo(ip);
+        assertThat(lab.daemon.awaitLog("ctr-a/" + DhcpLab.NETWORK + "/eth0: lease renewed", Duration.ofSeconds(5)))
+                .contains("ctr-a/" + DhcpLab.NETWORK + "/eth0: lease renewed");
+
+        String withPrev = conf.substring(0, conf.length() - 1) + ",\"prevResult\":" + result + "}";
+        CniExec.Outcome check = lab.jcni("bridge").check(withPrev, container.path(), "ctr-a", "eth0");
+        assertThat(check.succeeded()).as(check.process().describe()).isTrue();
+
+        CniExec.Outcome del = lab.jcni("bridge").del(conf, container.path(), "ctr-a", "eth0");
+        assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+        assertThat(lab.dnsmasq.await(List::isEmpty, Duration.ofSeconds(5))).as("DHCPRELEASE empties the lease file")
+                .isEmpty();
+        assertThat(lab.dnsmasq.log()).contains("DHCPRELEASE(br0) " + ip + " " + mac);
+        assertThat(lab.stateFiles()).isEmpty();
+        assertThat(container.kernel().link("eth0")).isEmpty();
+        CniExec.Outcome again = lab.jcni("bridge").del(conf, container.path(), "ctr-a", "eth0");
+        assertThat(again.succeeded()).as("DEL twice: " + again.process().describe()).isTrue();
+        CniExec.Outcome checkGone = lab.jcni("dhcp").check(conf, container.path(), "ctr-a", "eth0");
+        assertThat(checkGone.code()).isEqualTo(100);
+        assertThat(checkGone.msg()).isEqualTo("dhcp: no lease for ctr-a/" + DhcpLab.NETWORK + "/eth0");
+    }
+
+    @Test
+    void aServerThatNeverAnswersIsCode11WithinTheResendTimeoutAndLeavesNothing() {
+        lab.startDaemon("-timeout", "1s", "-resendtimeout", "4s");
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.0.0", "");
+        long start = System.nanoTime();
+        CniExec.Outcome add = lab.jcni("bridge").add(conf, container.path(), "ctr-b", "eth0");
+        long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds();
+        assertThat(add.code()).as(add.process().describe()).isEqualTo(11);
+        assertThat(add.msg()).startsWith("no DHCP lease on eth0 within ")
+                .endsWith(" s: no DHCPOFFER on eth0 from any server");
+        assertThat(seconds).as("bounded by -resendtimeout 4s, plus the plugins' start").isLessThan(15);
+        assertThat(lab.stateFiles()).isEmpty();
+        assertThat(container.kernel().link("eth0")).as("the bridge plugin rolled its veth back").isEmpty();
+        assertThat(lab.daemon.log()).contains("ctr-b/" + DhcpLab.NETWORK + "/eth0: acquiring lease");
+        CniExec.Outcome status = lab.jcni("dhcp").call("STATUS", lab.bridgeConf("1.1.0", ""), null, "", "");
+        assertThat(status.succeeded()).as("the daemon still serves: " + status.process().describe()).isTrue();
+    }
+
+    @Test
+    void aStoppedServerFailsAddClearlyAndDelStillLetsGoOfTheLease() {
+        lab.startDnsmasq();
+        // dnsmasq pings an address before it offers it (up to ~3 s): the exchange timeout leaves room for that.
+        lab.startDaemon("-timeout", "5s", "-resendtimeout", "6s");
+        TestNetns first = lab.container();
+        String conf = lab.bridgeConf("1.0.0", "");
+        lab.jcni("bridge").add(conf, first.path(), "ctr-c", "eth0").result();
+        assertThat(lab.dnsmasq.leases()).hasSize(1);
+
+        lab.dnsmasq.close();
+        TestNetns second = lab.container();
+        CniExec.Outcome add = lab.jcni("bridge").add(conf, second.path(), "ctr-d", "eth0");
+        assertThat(add.code()).isEqualTo(11);
+        assertThat(add.msg()).contains("no DHCPOFFER on eth0 from any server");
+        assertThat(lab.stateFiles()).containsExactly(DhcpLab.NETWORK + "-ctr-c-eth0.json");
+
+        // DEL with the server gone: the release goes out unanswered (DHCPRELEASE has no answer), the lease is off
+        // the daemon's books, the interface is gone.
+        CniExec.Outcome del = lab.jcni("bridge").del(conf, first.path(), "ctr-c", "eth0");
+        assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+        assertThat(lab.stateFiles()).isEmpty();
+        assertThat(first.kernel().link("eth0")).isEmpty();
+        assertThat(lab.daemon.log()).contains("ctr-c/" + DhcpLab.NETWORK + "/eth0: releasing lease of ");
+    }
+
+    @Test
+    void aDaemonKilledAndStartedAgainResumesItsLeasesAndDelReleasesAtTheServer() {
+        lab.startDnsmasq("--dhcp-option=option:T1,3", "--dhcp-option=option:T2,100");
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.0.0", "");
+        String address = lab.jcni("bridge").add(conf, container.path(), "ctr-e", "eth0").result().path("ips").get(0)
+                .path("address").asText();
+        String mac = mac(container, "eth0");
+
+        lab.daemon.kill();
+        assertThat(lab.daemon.isRunning()).isFalse();
+        assertThat(lab.stateFiles()).containsExactly(DhcpLab.NETWORK + "-ctr-e-eth0.json");
+        long before = lab.dnsmasq.lease(mac).orElseThrow().expiry();
+        lab.startDaemon();
+        assertThat(lab.daemon.log()).contains("ctr-e/" + DhcpLab.NETWORK + "/eth0: resumed lease of "
+                + address.substring(0, address.indexOf('/')));
+        // The restarted daemon renews (T1 is past or near): the server sees the lease kept alive.
+        assertThat(lab.dnsmasq.await(leases -> leases.size() == 1 && leases.get(0).expiry() > before,
+                Duration.ofSeconds(20))).as(lab.daemon.log()).hasSize(1);
+
+        CniExec.Outcome del = lab.jcni("bridge").del(conf, container.path(), "ctr-e", "eth0");
+        assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+        assertThat(lab.dnsmasq.await(List::isEmpty, Duration.ofSeconds(5))).isEmpty();
+        assertThat(lab.stateFiles()).isEmpty();
+    }
+
+    @Test
+    void gcReleasesTheLeasesOfAttachmentsNotInTheValidSet() {
+        lab.startDnsmasq();
+        lab.startDaemon();
+        TestNetns one = lab.container();
+        TestNetns two = lab.container();
+        String conf = lab.bridgeConf("1.1.0", "");
+        lab.jcni("bridge").add(conf, one.path(), "ctr-keep", "eth0").result();
+        lab.jcni("bridge").add(conf, two.path(), "ctr-gone", "eth0").result();
+        assertThat(lab.dnsmasq.leases()).hasSize(2);
+        String keepMac = mac(one, "eth0");
+
+        String gc = conf.substring(0, conf.length() - 1)
+                + ",\"cni.dev/valid-attachments\":[{\"containerID\":\"ctr-keep\",\"ifname\":\"eth0\"}]}";
+        CniExec.Outcome outcome = lab.jcni("bridge").call("GC", gc, null, "", "");
+        assertThat(outcome.succeeded()).as(outcome.process().describe()).isTrue();
+        assertThat(lab.dnsmasq.await(leases -> leases.size() == 1, Duration.ofSeconds(5)))
+                .extracting(Dnsmasq.LeaseLine::mac).containsExactly(keepMac);
+        assertThat(lab.stateFiles()).containsExactly(DhcpLab.NETWORK + "-ctr-keep-eth0.json");
+
+        CniExec.Outcome noList = lab.jcni("dhcp").call("GC", conf, null, "", "");
+        assertThat(noList.code()).as("GC without the valid set releases nothing").isEqualTo(7);
+        assertThat(lab.dnsmasq.leases()).hasSize(1);
+    }
+
+    @Test
+    void classlessStaticRoutesReplaceTheRouterAndCarryThePriority() {
+        // RFC 3442: with option 121 the routers option does not make routes; a router 0.0.0.0 is on-link.
+        lab.startDnsmasq("--dhcp-option=option:classless-static-route,10.99.0.0/16," + DhcpLab.SUBNET + ".254,"
+                + "0.0.0.0/0," + DhcpLab.SERVER + ",10.98.0.0/16,0.0.0.0");
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.1.0", ",\"priority\":50");
+        JsonNode result = lab.jcni("bridge").add(conf, container.path(), "ctr-r", "eth0").result();
+        assertThat(result.path("routes").toString()).isEqualTo("[{\"dst\":\"10.99.0.0/16\",\"gw\":\""
+                + DhcpLab.SUBNET + ".254\",\"priority\":50},{\"dst\":\"0.0.0.0/0\",\"gw\":\"" + DhcpLab.SERVER
+                + "\",\"priority\":50},{\"dst\":\"10.98.0.0/16\",\"gw\":\"0.0.0.0\",\"priority\":50,\"scope\":253}]");
+        List<IpRoute> routes = container.kernel().routes("eth0");
+        assertThat(routes).extracting(r -> r.dst() + " via " + r.gateway() + " scope " + r.scope())
+                .contains("10.99.0.0/16 via " + DhcpLab.SUBNET + ".254 scope null", "default via "
+                        + DhcpLab.SERVER + " scope null", "10.98.0.0/16 via null scope link");
+        assertThat(lab.jcni("bridge").del(conf, container.path(), "ctr-r", "eth0").succeeded()).isTrue();
+    }
+}

@@ -65,7 +65,8 @@ class DhcpConfigTest {
                         .isEqualTo(CniError.DECODING_FAILURE));
         String tooLong = "x".repeat(256);
         assertThatThrownBy(() -> config("{\"provide\":[{\"option\":\"host-name\",\"value\":\"" + tooLong + "\"}]}"))
-                .hasMessage("value too long for option \"host-name\": \"" + tooLong + "\"");
+                .isInstanceOfSatisfying(CniException.class, e -> assertThat(e.error().msg()).isEqualTo(
+                        "value too long for option \"host-name\": \"" + tooLong + "\""));
     }
 
     @Test

@@ -223,4 +223,38 @@ class DhcpTest {
                         + DhcpLab.SERVER + " scope null", "10.98.0.0/16 via null scope link");
         assertThat(lab.jcni("bridge").del(conf, container.path(), "ctr-r", "eth0").succeeded()).isTrue();
     }
+
+    @Test
+    void macvlanGetsALeaseFromAServerBehindItsMaster() {
+        // The master is the host's end of a veth whose other end, in a peer namespace, has the server.
+        TestNetns peer = lab.container();
+        lab.host.exec("ip", "link", "add", "mst0", "type", "veth", "peer", "name", "peer0", "netns", peer.name())
+                .requireSuccess();
+        lab.host.exec("ip", "link", "set", "mst0", "up").requireSuccess();
+        peer.exec("ip", "link", "set", "peer0", "up").requireSuccess();
+        peer.exec("ip", "addr", "add", "10.202.0.1/24", "dev", "peer0").requireSuccess();
+        try (Dnsmasq server = Dnsmasq.start(peer, tmp.resolve("peer-dnsmasq"), "peer0", "10.202.0.10",
+                "10.202.0.20", "2m", List.of())) {
+            lab.startDaemon();
+            TestNetns container = lab.container();
+            String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"" + DhcpLab.NETWORK + "\",\"type\":\"macvlan\","
+                    + "\"master\":\"mst0\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"dhcp\",\"daemonSocketPath\":\""
+                    + lab.socket + "\"}}";
+            JsonNode result = lab.jcni("macvlan").add(conf, container.path(), "ctr-mv", "net1").result();
+            String address = result.path("ips").get(0).path("address").asText();
+            assertThat(address).startsWith("10.202.0.").endsWith("/24");
+            assertThat(result.path("ips").get(0).path("gateway").asText()).isEqualTo("10.202.0.1");
+            String mac = mac(container, "net1");
+            assertThat(result.path("interfaces").get(0).path("mac").asText()).isEqualTo(mac);
+            assertThat(server.lease(mac).orElseThrow().address() + "/24").isEqualTo(address);
+            assertThat(container.kernel().addresses("net1")).extracting(IpAddress::cidr).contains(address);
+
+            CniExec.Outcome del = lab.jcni("macvlan").del(conf, container.path(), "ctr-mv", "net1");
+            assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+            assertThat(server.await(List::isEmpty, Duration.ofSeconds(5))).as("released before the link went")
+                    .isEmpty();
+            assertThat(container.kernel().link("net1")).isEmpty();
+            assertThat(lab.stateFiles()).isEmpty();
+        }
+    }
 }

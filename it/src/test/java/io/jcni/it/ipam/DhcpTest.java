@@ -20,12 +20,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * jcni's dhcp IPAM plugin and daemon against a real DHCP server: Debian's dnsmasq on the bridge of a test host
- * ({@link DhcpLab}), containers attached by jcni's bridge plugin. What dnsmasq's lease file says is the evidence: a
- * lease appears with the container's MAC, our client identifier and the hostname from CNI_ARGS; its expiry moves
- * when the daemon renews (dnsmasq's lease time is at least two minutes, so the test sets T1 to 3 s with option 58);
- * it disappears on DEL (DHCPRELEASE), also after the daemon was killed with SIGKILL and started again; GC releases
- * the leases of attachments not in the valid set. A server that never answers makes ADD fail with code 11 within the
- * daemon's resend timeout and leaves nothing: no lease file, no interface, no lease at any server.
+ * ({@link DhcpLab}), containers attached by jcni's bridge plugin (and once by macvlan, the server behind its master).
+ * What dnsmasq's lease file says is the evidence: a lease appears with the container's MAC, our client identifier and
+ * the hostname from CNI_ARGS; its expiry moves when the daemon renews (dnsmasq's lease time is at least two minutes,
+ * so the tests set T1 to 3 s with option 58); it disappears on DEL (DHCPRELEASE), also after the daemon was killed with
+ * SIGKILL and started again, and when the ADD failed after the lease was granted; GC releases the leases of
+ * attachments not in the valid set. A server that never answers makes ADD fail with code 11 within the daemon's
+ * resend timeout and leaves nothing: no lease file, no interface, no lease at any server. A server that refuses a
+ * renewal (DHCPNAK) ends the lease. The end of a lease nobody renews is {@link DhcpExpiryTest}'s.
  */
 class DhcpTest {
     @TempDir
@@ -255,6 +257,55 @@ class DhcpTest {
                     .isEmpty();
             assertThat(container.kernel().link("net1")).isEmpty();
             assertThat(lab.stateFiles()).isEmpty();
+        }
+    }
+
+    @Test
+    void anAddThatFailsAfterTheLeaseWasGrantedReleasesIt() {
+        // The server's option 121 names a router the container cannot reach: the bridge plugin's route fails after
+        // IPAM answered, and its rollback's IPAM DEL releases the lease.
+        lab.startDnsmasq("--dhcp-option=option:classless-static-route,10.99.0.0/16,192.0.2.1");
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.0.0", "");
+        CniExec.Outcome add = lab.jcni("bridge").add(conf, container.path(), "ctr-f", "eth0");
+        assertThat(add.succeeded()).isFalse();
+        assertThat(add.msg()).startsWith("failed to add route '10.99.0.0/16 via 192.0.2.1 dev eth0'");
+        assertThat(lab.dnsmasq.log()).contains("DHCPACK(br0)");
+        assertThat(lab.dnsmasq.await(List::isEmpty, Duration.ofSeconds(5))).as("released by the rollback").isEmpty();
+        assertThat(lab.dnsmasq.log()).contains("DHCPRELEASE(br0)");
+        assertThat(lab.stateFiles()).isEmpty();
+        assertThat(container.kernel().link("eth0")).isEmpty();
+    }
+
+    @Test
+    void aRenewalTheServerRefusesEndsTheLeaseUnlessTheSameAddressComesBack() throws Exception {
+        lab.startDnsmasq("--dhcp-option=option:T1,3", "--dhcp-option=option:T2,100");
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.0.0", "");
+        String address = lab.jcni("bridge").add(conf, container.path(), "ctr-n", "eth0").result().path("ips").get(0)
+                .path("address").asText();
+        String ip = address.substring(0, address.indexOf('/'));
+
+        // A server that does not know the lease and serves another range: it answers the renewal with DHCPNAK.
+        lab.dnsmasq.close();
+        Dnsmasq other = Dnsmasq.start(lab.host.netns(), tmp.resolve("other-dnsmasq"), "br0", DhcpLab.SUBNET + ".100",
+                DhcpLab.SUBNET + ".150", "2m", List.of("--dhcp-authoritative"));
+        try {
+            String log = lab.daemon.awaitLog("expired, bringing interface eth0 DOWN", Duration.ofSeconds(20));
+            assertThat(log).contains("ctr-n/" + DhcpLab.NETWORK + "/eth0: the server refused the renewal of " + ip
+                    + " (DHCPNAK", "ctr-n/" + DhcpLab.NETWORK + "/eth0: the server offers " + DhcpLab.SUBNET + ".1",
+                    " instead of " + ip + "; releasing it", "lease of " + ip + " expired, bringing interface eth0 DOWN");
+            assertThat(other.log()).contains("DHCPNAK(br0) " + ip);
+            assertThat(other.await(List::isEmpty, Duration.ofSeconds(5))).as("the other address was released")
+                    .isEmpty();
+            assertThat(container.kernel().link("eth0").orElseThrow().up()).isFalse();
+            CniExec.Outcome del = lab.jcni("bridge").del(conf, container.path(), "ctr-n", "eth0");
+            assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+            assertThat(lab.stateFiles()).isEmpty();
+        } finally {
+            other.close();
         }
     }
 }

@@ -8,6 +8,9 @@ import io.jcni.it.support.IpAddress;
 import io.jcni.it.support.IpRoute;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.TestNetns;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -296,7 +299,8 @@ class DhcpTest {
             String log = lab.daemon.awaitLog("expired, bringing interface eth0 DOWN", Duration.ofSeconds(20));
             assertThat(log).contains("ctr-n/" + DhcpLab.NETWORK + "/eth0: the server refused the renewal of " + ip
                     + " (DHCPNAK", "ctr-n/" + DhcpLab.NETWORK + "/eth0: the server offers " + DhcpLab.SUBNET + ".1",
-                    " instead of " + ip + "; releasing it", "lease of " + ip + " expired, bringing interface eth0 DOWN");
+                    " instead of " + ip + "; releasing it",
+                    "lease of " + ip + " expired, bringing interface eth0 DOWN");
             assertThat(other.log()).contains("DHCPNAK(br0) " + ip);
             assertThat(other.await(List::isEmpty, Duration.ofSeconds(5))).as("the other address was released")
                     .isEmpty();
@@ -307,5 +311,29 @@ class DhcpTest {
         } finally {
             other.close();
         }
+    }
+
+    @Test
+    void aPluginThatGoesAwayBeforeTheAnswerHasItsLeaseReleased() throws Exception {
+        lab.startDnsmasq();
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        lab.host.exec("ip", "link", "add", "vgone", "type", "veth", "peer", "name", "eth0", "netns", container.name())
+                .requireSuccess();
+        lab.host.exec("ip", "link", "set", "vgone", "master", "br0", "up").requireSuccess();
+        // The request a plugin sends (DaemonProtocol), then the connection closed at once: nobody reads the answer.
+        byte[] request = ("{\"jcniDhcp\":1,\"command\":\"ADD\",\"network\":\"" + DhcpLab.NETWORK + "\","
+                + "\"containerId\":\"ctr-gone\",\"netns\":\"" + container.path() + "\",\"ifName\":\"eth0\","
+                + "\"args\":\"\",\"ipam\":{\"type\":\"dhcp\"}}").getBytes(StandardCharsets.UTF_8);
+        try (SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(lab.socket))) {
+            client.write(ByteBuffer.allocate(4 + request.length).putInt(request.length).put(request).flip());
+        }
+        String log = lab.daemon.awaitLog("the plugin went away before the answer, releasing the lease",
+                Duration.ofSeconds(20));
+        assertThat(log).contains("ctr-gone/" + DhcpLab.NETWORK + "/eth0: lease of ", "ctr-gone/" + DhcpLab.NETWORK
+                + "/eth0: the plugin went away before the answer, releasing the lease");
+        assertThat(lab.dnsmasq.await(List::isEmpty, Duration.ofSeconds(5))).isEmpty();
+        assertThat(lab.dnsmasq.log()).contains("DHCPACK(br0)", "DHCPRELEASE(br0)");
+        assertThat(lab.stateFiles()).isEmpty();
     }
 }

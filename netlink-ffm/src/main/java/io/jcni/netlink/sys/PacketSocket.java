@@ -65,7 +65,8 @@ public final class PacketSocket implements AutoCloseable {
         }
     }
 
-    /** Sends {@code datagram[offset, offset + length)}, an IPv4 datagram with its header, to link address {@code to}. */
+    /** Sends {@code datagram[offset, offset + length)}, an IPv4 datagram with its header, to link address {@code to}.
+     */
     public void send(byte[] datagram, int offset, int length, MacAddress to) {
         channel.send(datagram, offset, length, to.bytes());
     }

@@ -201,9 +201,9 @@ public final class DaemonServer implements AutoCloseable {
                     answer(c, DaemonProtocol.error(e.error()));
                     return;
                 }
-                JsonObject reply = server.manager.handle(request);
-                if (!answer(c, reply) && reply.has("result")) {
-                    server.manager.abandon(request);
+                LeaseManager.Answer reply = server.manager.handle(request);
+                if (!answer(c, reply.reply())) {
+                    server.manager.abandon(reply);
                 }
             } catch (IOException e) {
                 server.log.log("connection failed: " + e.getMessage());

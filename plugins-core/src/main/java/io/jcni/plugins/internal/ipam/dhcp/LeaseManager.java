@@ -131,66 +131,96 @@ public final class LeaseManager implements AutoCloseable {
     // -------------------------------------------------------------------------------------------- requests
 
     /**
-     * Answers one request (a {@link DaemonProtocol} frame's body): the reply to send back, an error reply for any
-     * failure. Never throws for bad input.
+     * The answer to one request: the reply to send back, and the lease the request created, if any (an ADD that
+     * acquired one), which {@link #abandon} releases when the reply cannot be delivered.
      */
-    public JsonObject handle(byte[] frame) {
-        DaemonProtocol.Request request;
-        try {
-            request = DaemonProtocol.parseRequest(io.jcni.spec.CniJson.parse(frame));
-        } catch (CniException e) {
-            return DaemonProtocol.error(e.error());
-        }
-        return handle(request);
-    }
+    public static final class Answer {
+        private final JsonObject reply;
+        private final ManagedLease created;
 
-    JsonObject handle(DaemonProtocol.Request request) {
-        try {
-            switch (request.command()) {
-                case DaemonProtocol.ADD:
-                    return DaemonProtocol.ok(add(request));
-                case DaemonProtocol.DEL:
-                    del(ManagedLease.key(request.network(), request.containerId(), request.ifName()));
-                    return DaemonProtocol.ok();
-                case DaemonProtocol.CHECK:
-                    return DaemonProtocol.ok(check(request));
-                case DaemonProtocol.GC:
-                    gc(request.network(), request.valid());
-                    return DaemonProtocol.ok();
-                default:
-                    if (closed) {
-                        throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "the dhcp daemon is stopping");
-                    }
-                    return DaemonProtocol.ok();
-            }
-        } catch (CniException e) {
-            return DaemonProtocol.error(e.error());
-        } catch (RuntimeException e) {
-            log.log("internal error in " + request.command() + ": " + e);
-            return DaemonProtocol.error(new CniError(CniError.INTERNAL, "dhcp daemon: internal error in "
-                    + request.command(), e.getMessage()));
+        Answer(JsonObject reply, ManagedLease created) {
+            this.reply = reply;
+            this.created = created;
+        }
+
+        /** The reply frame's body. */
+        public JsonObject reply() {
+            return reply;
         }
     }
 
     /**
-     * The client that asked for {@code request} went away before its answer was written: an ADD it does not know
-     * succeeded is undone, as its caller will not DEL it.
+     * Answers one request (a {@link DaemonProtocol} frame's body): an error reply for any failure, bad input
+     * included; never throws for it.
      */
-    void abandon(DaemonProtocol.Request request) {
-        if (request.command().equals(DaemonProtocol.ADD)) {
-            log.log(request.containerId() + "/" + request.network() + "/" + request.ifName()
-                    + ": the plugin went away before the answer, releasing the lease");
+    public Answer handle(byte[] frame) {
+        DaemonProtocol.Request request;
+        try {
+            request = DaemonProtocol.parseRequest(io.jcni.spec.CniJson.parse(frame));
+        } catch (CniException e) {
+            return new Answer(DaemonProtocol.error(e.error()), null);
+        }
+        return handle(request);
+    }
+
+    Answer handle(DaemonProtocol.Request request) {
+        try {
+            switch (request.command()) {
+                case DaemonProtocol.ADD:
+                    return add(request);
+                case DaemonProtocol.DEL:
+                    del(ManagedLease.key(request.network(), request.containerId(), request.ifName()));
+                    return new Answer(DaemonProtocol.ok(), null);
+                case DaemonProtocol.CHECK:
+                    return new Answer(DaemonProtocol.ok(check(request)), null);
+                case DaemonProtocol.GC:
+                    gc(request.network(), request.valid());
+                    return new Answer(DaemonProtocol.ok(), null);
+                default:
+                    if (closed) {
+                        throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, "the dhcp daemon is stopping");
+                    }
+                    return new Answer(DaemonProtocol.ok(), null);
+            }
+        } catch (CniException e) {
+            return new Answer(DaemonProtocol.error(e.error()), null);
+        } catch (RuntimeException e) {
+            log.log("internal error in " + request.command() + ": " + e);
+            return new Answer(DaemonProtocol.error(new CniError(CniError.INTERNAL, "dhcp daemon: internal error in "
+                    + request.command(), e.getMessage())), null);
+        }
+    }
+
+    /**
+     * The client went away before {@code answer} was delivered: a lease its ADD created is released, as the caller
+     * that does not know it succeeded will not DEL it. A lease an earlier ADD created (a repeated ADD's answer) is
+     * left alone.
+     */
+    public void abandon(Answer answer) {
+        ManagedLease created = answer.created;
+        if (created == null) {
+            return;
+        }
+        log.log(created.describe() + ": the plugin went away before the answer, releasing the lease");
+        String key = created.key();
+        created.stopped = true;
+        try (KeyLocks.Held held = locks.lock(key)) {
+            if (!leases.remove(key, created)) {
+                return; // already DELeted (and maybe added again): not this answer's any more
+            }
+            cancel(created);
+            release(created);
             try {
-                del(ManagedLease.key(request.network(), request.containerId(), request.ifName()));
-            } catch (CniException e) {
-                log.log("releasing an abandoned lease failed: " + e.getMessage());
+                store.delete(key);
+            } catch (IOException e) {
+                log.log(created.describe() + ": cannot remove its lease file: " + IoText.reason(e));
             }
         }
     }
 
     // -------------------------------------------------------------------------------------------- ADD
 
-    private Result add(DaemonProtocol.Request request) throws CniException {
+    private Answer add(DaemonProtocol.Request request) throws CniException {
         String key = ManagedLease.key(request.network(), request.containerId(), request.ifName());
         DhcpConfig config = DhcpConfig.of(io.jcni.spec.ConfigNode.at(request.ipam(), "ipam"));
         try (KeyLocks.Held held = locks.lock(key)) {
@@ -201,15 +231,17 @@ public final class LeaseManager implements AutoCloseable {
             if (existing != null) {
                 if (existing.state == ManagedLease.State.BOUND) {
                     // Go's daemon answers a repeated ADD with the lease it holds.
-                    return existing.lease.result(existing.config.priority());
+                    return new Answer(DaemonProtocol.ok(existing.lease.result(existing.config.priority())), null);
                 }
                 forget(existing, "expired lease replaced by a new ADD");
             }
-            return acquire(request, key, config);
+            ManagedLease created = acquire(request, key, config);
+            return new Answer(DaemonProtocol.ok(created.lease.result(config.priority())), created);
         }
     }
 
-    private Result acquire(DaemonProtocol.Request request, String key, DhcpConfig config) throws CniException {
+    private ManagedLease acquire(DaemonProtocol.Request request, String key, DhcpConfig config)
+            throws CniException {
         String path = settings.hostPrefix() + request.netns();
         try (Namespace container = Namespace.container(path)) {
             NetNs.Id id = container.netns().id();
@@ -238,7 +270,7 @@ public final class LeaseManager implements AutoCloseable {
                 log.log(lease.describe() + ": acquiring lease");
                 lease.lease = acquireWithRetries(lease, container.netns(), link.index());
                 obtained = true;
-                Result result = lease.lease.result(config.priority());
+                lease.lease.result(config.priority()); // a lease without a usable result is not kept
                 try {
                     store.write(lease);
                 } catch (IOException e) {
@@ -250,7 +282,7 @@ public final class LeaseManager implements AutoCloseable {
                 kept = true;
                 log.log(lease.describe() + ": lease of " + IpText.format(lease.lease.address())
                         + " acquired, expiration is " + DaemonLog.time(lease.lease.expiresAt()));
-                return result;
+                return lease;
             } finally {
                 if (!kept) {
                     if (obtained) {

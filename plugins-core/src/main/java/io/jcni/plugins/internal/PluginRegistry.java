@@ -31,8 +31,11 @@ public final class PluginRegistry {
     public static final List<String> TYPES = List.of("bridge", "dhcp", "dummy", "host-device", "host-local", "ipvlan",
             "loopback", "macvlan", "ptp", "static", "tuning", "vlan");
 
-    /** The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory). */
-    private static final List<String> NETLINK_TYPES = List.of("bridge", "dummy", "host-device", "host-local",
+    /**
+     * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; dhcp: the Unix socket
+     * to its daemon).
+     */
+    private static final List<String> NETLINK_TYPES = List.of("bridge", "dhcp", "dummy", "host-device", "host-local",
             "ipvlan", "loopback", "macvlan", "ptp", "tuning", "vlan");
 
     /**
@@ -43,8 +46,8 @@ public final class PluginRegistry {
     /** AOT cache group of host-local: IPAM with flock(2) through FFM, but no rtnetlink. */
     public static final String HOST_LOCAL_GROUP = "host-local";
     /**
-     * AOT cache group of the dhcp plugin: a client of its daemon over a Unix socket (no FFM); its training runs the
-     * daemon in the same JVM, whose classes only this plugin's cache should carry.
+     * AOT cache group of the dhcp plugin: a client of its daemon over a Unix socket (through FFM, no rtnetlink); its
+     * training runs the daemon in the same JVM, whose classes only this plugin's cache should carry.
      */
     public static final String DHCP_GROUP = "dhcp";
     /** AOT cache group of the plugins that configure interfaces through netlink (FFM). */

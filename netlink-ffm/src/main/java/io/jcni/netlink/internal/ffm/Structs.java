@@ -217,6 +217,11 @@ public final class Structs {
             JAVA_BYTE.withName("sll_halen"),
             MemoryLayout.sequenceLayout(8, JAVA_BYTE).withName("sll_addr")).withName("sockaddr_ll");
 
+    /** {@code struct sockaddr_un}, {@code <sys/un.h>}: a Unix socket's path, NUL-terminated in 108 bytes. */
+    public static final StructLayout SOCKADDR_UN = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("sun_family"),
+            MemoryLayout.sequenceLayout(108, JAVA_BYTE).withName("sun_path")).withName("sockaddr_un");
+
     /** {@code struct sock_filter}, {@code <linux/filter.h>}: one classic BPF instruction. */
     public static final StructLayout SOCK_FILTER = MemoryLayout.structLayout(
             JAVA_SHORT.withName("code"),
@@ -234,6 +239,6 @@ public final class Structs {
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
             IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TCMSG, TC_RATESPEC, TC_TBF_QOPT,
             TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL, STATFS,
-            SOCKADDR_LL, SOCK_FILTER, SOCK_FPROG);
+            SOCKADDR_LL, SOCKADDR_UN, SOCK_FILTER, SOCK_FPROG);
 
 }

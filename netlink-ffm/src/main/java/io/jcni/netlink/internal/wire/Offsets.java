@@ -174,6 +174,11 @@ public final class Offsets {
     public static final int SLL_HALEN = 11;
     public static final int SLL_ADDR = 12;
 
+    // struct sockaddr_un, <sys/un.h>
+    public static final int SOCKADDR_UN_SIZE = 110;
+    public static final int SUN_FAMILY = 0;
+    public static final int SUN_PATH = 2;
+
     // struct sock_filter, <linux/filter.h>: one classic BPF instruction
     public static final int SOCK_FILTER_SIZE = 8;
     public static final int SOCK_FILTER_CODE = 0;

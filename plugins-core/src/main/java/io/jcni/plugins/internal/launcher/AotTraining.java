@@ -78,7 +78,8 @@ final class AotTraining {
             failures.append("AOT training: unknown group ").append(group).append('\n');
             return;
         }
-        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)) {
+        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)
+                || group.equals(PluginRegistry.DHCP_GROUP)) {
             Netlink.prepareInBackground(); // as the launcher does for these plugins' calls
         }
         if (group.equals(PluginRegistry.VERSION_GROUP)) {

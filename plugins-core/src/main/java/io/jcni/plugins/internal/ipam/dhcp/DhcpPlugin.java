@@ -4,6 +4,7 @@ import io.jcni.plugins.internal.pkg.ipam.IpamFields;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
@@ -108,7 +109,9 @@ public final class DhcpPlugin implements CniPlugin {
 
     private static DhcpConfig load(CniRequest request) throws CniException {
         request.config().requireName();
-        return DhcpConfig.of(IpamFields.ipam(request.config()));
+        DhcpConfig config = DhcpConfig.of(IpamFields.ipam(request.config()));
+        Timing.phase("config");
+        return config;
     }
 
     /** The daemon may run with another working directory, so it gets an absolute path (Go makes it one). */

@@ -336,4 +336,30 @@ class DhcpTest {
         assertThat(lab.dnsmasq.log()).contains("DHCPACK(br0)", "DHCPRELEASE(br0)");
         assertThat(lab.stateFiles()).isEmpty();
     }
+
+    @Test
+    void aDelWhoseReleaseFailsKeepsTheInterfaceWithoutAddressesAndTheRetryReleases() {
+        lab.startDnsmasq();
+        lab.startDaemon();
+        TestNetns container = lab.container();
+        String conf = lab.bridgeConf("1.0.0", "");
+        lab.jcni("bridge").add(conf, container.path(), "ctr-r2", "eth0").result();
+        String mac = mac(container, "eth0");
+
+        lab.daemon.close(); // stopped: its lease stays on disk and at the server
+        CniExec.Outcome del = lab.jcni("bridge").del(conf, container.path(), "ctr-r2", "eth0");
+        assertThat(del.code()).as(del.process().describe()).isEqualTo(11);
+        assertThat(del.msg()).startsWith("error dialing DHCP daemon at ");
+        assertThat(container.kernel().link("eth0")).as("kept for the retry").isPresent();
+        assertThat(container.kernel().addresses("eth0")).as("but no address is in use any more")
+                .noneMatch(a -> a.family().equals("inet"));
+        assertThat(lab.dnsmasq.lease(mac)).isPresent();
+
+        lab.startDaemon();
+        CniExec.Outcome retry = lab.jcni("bridge").del(conf, container.path(), "ctr-r2", "eth0");
+        assertThat(retry.succeeded()).as(retry.process().describe()).isTrue();
+        assertThat(lab.dnsmasq.await(List::isEmpty, Duration.ofSeconds(5))).isEmpty();
+        assertThat(container.kernel().link("eth0")).isEmpty();
+        assertThat(lab.stateFiles()).isEmpty();
+    }
 }

@@ -54,12 +54,13 @@ import java.util.Optional;
  * bridge, its gateway address, forwarding, its sysctls) is undone only if this ADD changed it and, for the bridge and
  * its address, only while no other port is on the bridge.
  *
- * <p>DEL releases IPAM first, then deletes the container's interface (and so the veth pair), in Go's order: an
- * IPAM plugin may need the interface to release (dhcp sends its DHCPRELEASE on it). Both are attempted whatever the
- * other did, and the first failure is returned (the rule of the plugins that create a container link, see
- * {@code ContainerLink.delete}). When the namespace is gone but the host end survived (the namespace file was
- * unmounted while something still holds the namespace), the host end named in prevResult is deleted if it is still a
- * veth on this bridge. Anything already gone is success.
+ * <p>DEL takes the addresses off the container's interface, releases IPAM, then deletes the interface (and so the
+ * veth pair). Go's bridge deletes the interface first (no address may be handed out again while an interface holds
+ * it), which leaves an IPAM plugin that releases on the interface (dhcp's DHCPRELEASE) unable to; removing the
+ * addresses first keeps Go's guarantee and lets the release out. A failed release is returned with the interface
+ * kept, so a retried DEL finishes the job. When the namespace is gone but the host end survived (the namespace file
+ * was unmounted while something still holds the namespace), the host end named in prevResult is deleted if it is
+ * still a veth on this bridge. Anything already gone is success.
  *
  * <p>CHECK: the bridge (type, MAC, promiscuous mode), the container veth, the host veth (peer of the container's,
  * port of the bridge, MAC, hairpin and isolation as configured), then the addresses and routes in the container.
@@ -547,35 +548,33 @@ public final class BridgePlugin implements MainPlugin {
     @Override
     public void del(CniRequest request) throws CniException {
         BridgeConfig conf = BridgeConfig.load(request);
-        Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
-        // IPAM first, while the container's interface exists, as Go's bridge does: the dhcp IPAM plugin sends its
-        // DHCPRELEASE on that interface. The interface is removed even when the release fails; the first failure
-        // is reported (ContainerLink.delete's rule).
-        CniException failure = null;
-        if (conf.layer3()) {
-            try {
-                request.ipam().del();
-            } catch (CniException e) {
-                failure = e;
-            }
-        }
-        try {
-            if (container.isPresent()) {
-                Links.deleteAndClose(container.get(), request.ifName());
-            } else if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
+        Optional<Namespace> found = Namespace.containerIfPresent(request.netns());
+        if (found.isEmpty()) {
+            if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
                 // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
                 VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
             }
-        } catch (CniException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
+            if (conf.layer3()) {
+                request.ipam().del();
+            }
+            return;
+        }
+        Namespace container = found.get();
+        if (conf.layer3()) {
+            // Go's bridge deletes the interface before it releases IPAM, so that no address is handed out again
+            // while an interface still holds it (containernetworking/plugins#666), and so dhcp's DHCPRELEASE, which
+            // goes out on that interface, is never sent. jcni takes the addresses off the interface instead, then
+            // releases IPAM, then deletes the interface: no address is in use once released, and the release can
+            // still be sent. A failed release keeps the interface (without addresses) for the retried DEL.
+            try {
+                Links.removeAddresses(container, request.ifName());
+                request.ipam().del();
+            } catch (CniException e) {
+                container.close();
+                throw e;
             }
         }
-        if (failure != null) {
-            throw failure;
-        }
+        Links.deleteAndClose(container, request.ifName());
     }
 
     /** A veth whose master is the bridge (looked up by name: no bridge, no host end of ours). */

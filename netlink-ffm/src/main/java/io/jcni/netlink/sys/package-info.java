@@ -1,8 +1,9 @@
 /**
  * The kernel interfaces plugins use beside netlink: network sysctls ({@link io.jcni.netlink.sys.Sysctl}, the files
- * under {@code /proc/sys/net} as a given namespace sees them) and {@code flock(2)} file locks
- * ({@link io.jcni.netlink.sys.FileLocks}, the lock Go's host-local takes). Both throw
- * {@link io.jcni.netlink.KernelException}, the module's exception, of which netlink's
+ * under {@code /proc/sys/net} as a given namespace sees them), {@code flock(2)} file locks
+ * ({@link io.jcni.netlink.sys.FileLocks}, the lock Go's host-local takes), packet sockets
+ * ({@link io.jcni.netlink.sys.PacketSocket}, with which the dhcp daemon talks to a DHCP server before the link has an
+ * address) and Unix stream sockets ({@link io.jcni.netlink.sys.UnixSocket}, the dhcp plugin's line to its daemon). All throw {@link io.jcni.netlink.KernelException}, the module's exception, of which netlink's
  * {@link io.jcni.netlink.NetlinkException} is the subclass.
  */
 package io.jcni.netlink.sys;

@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal;
 
 import io.jcni.plugins.internal.ipam.cluster.ClusterIpamPlugin;
+import io.jcni.plugins.internal.ipam.dhcp.DhcpPlugin;
 import io.jcni.plugins.internal.ipam.hostlocal.HostLocalPlugin;
 import io.jcni.plugins.internal.ipam.staticip.StaticPlugin;
 import io.jcni.plugins.internal.main.bridge.BridgePlugin;
@@ -33,14 +34,15 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bandwidth", "bridge", "cluster-ipam", "dummy", "firewall",
-            "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "static", "tap", "tuning", "vlan",
-            "vrf");
+    public static final List<String> TYPES = List.of("bandwidth", "bridge", "cluster-ipam", "dhcp", "dummy",
+            "firewall", "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "static", "tap",
+            "tuning", "vlan", "vrf");
 
     /**
-     * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall: nf_tables).
+     * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall: nf_tables;
+     * dhcp: the Unix socket to its daemon).
      */
-    private static final List<String> NETLINK_TYPES = List.of("bandwidth", "bridge", "dummy", "firewall",
+    private static final List<String> NETLINK_TYPES = List.of("bandwidth", "bridge", "dhcp", "dummy", "firewall",
             "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "tap", "tuning", "vlan", "vrf");
 
     /**
@@ -52,12 +54,17 @@ public final class PluginRegistry {
     public static final String HOST_LOCAL_GROUP = "host-local";
     /** AOT cache group of cluster-ipam: etcd over sockets (and TLS when configured), no FFM. */
     public static final String CLUSTER_GROUP = "cluster";
+    /**
+     * AOT cache group of the dhcp plugin: a client of its daemon over a Unix socket (through FFM, no rtnetlink); its
+     * training runs the daemon in the same JVM, whose classes only this plugin's cache should carry.
+     */
+    public static final String DHCP_GROUP = "dhcp";
     /** AOT cache group of the plugins that configure interfaces through netlink (FFM). */
     public static final String NETLINK_GROUP = "netlink";
     /** AOT cache group of plugins that do not use FFM. */
     public static final String PLAIN_GROUP = "plain";
     /** Every AOT group, each trained by its own run in the image build. */
-    public static final List<String> AOT_GROUPS = List.of(VERSION_GROUP, HOST_LOCAL_GROUP, CLUSTER_GROUP,
+    public static final List<String> AOT_GROUPS = List.of(VERSION_GROUP, HOST_LOCAL_GROUP, CLUSTER_GROUP, DHCP_GROUP,
             NETLINK_GROUP, PLAIN_GROUP);
 
     private PluginRegistry() {
@@ -76,6 +83,9 @@ public final class PluginRegistry {
         }
         if (type.equals("cluster-ipam")) {
             return CLUSTER_GROUP;
+        }
+        if (type.equals("dhcp")) {
+            return DHCP_GROUP;
         }
         return usesNetlink(type) ? NETLINK_GROUP : PLAIN_GROUP;
     }
@@ -97,6 +107,9 @@ public final class PluginRegistry {
                 break;
             case "cluster-ipam":
                 skel = Skel.of(type, new ClusterIpamPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "dhcp":
+                skel = Skel.of(type, new DhcpPlugin(), CniVersion.SUPPORTED);
                 break;
             case "dummy":
                 skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);

@@ -207,9 +207,38 @@ public final class Structs {
             JAVA_LONG.withName("f_bsize"),
             MemoryLayout.paddingLayout(104)).withName("statfs");
 
+    /** {@code struct sockaddr_ll}, {@code <linux/if_packet.h>}: a packet socket's link-layer address. */
+    public static final StructLayout SOCKADDR_LL = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("sll_family"),
+            JAVA_SHORT.withName("sll_protocol"),
+            JAVA_INT.withName("sll_ifindex"),
+            JAVA_SHORT.withName("sll_hatype"),
+            JAVA_BYTE.withName("sll_pkttype"),
+            JAVA_BYTE.withName("sll_halen"),
+            MemoryLayout.sequenceLayout(8, JAVA_BYTE).withName("sll_addr")).withName("sockaddr_ll");
+
+    /** {@code struct sockaddr_un}, {@code <sys/un.h>}: a Unix socket's path, NUL-terminated in 108 bytes. */
+    public static final StructLayout SOCKADDR_UN = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("sun_family"),
+            MemoryLayout.sequenceLayout(108, JAVA_BYTE).withName("sun_path")).withName("sockaddr_un");
+
+    /** {@code struct sock_filter}, {@code <linux/filter.h>}: one classic BPF instruction. */
+    public static final StructLayout SOCK_FILTER = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("code"),
+            JAVA_BYTE.withName("jt"),
+            JAVA_BYTE.withName("jf"),
+            JAVA_INT.withName("k")).withName("sock_filter");
+
+    /** {@code struct sock_fprog}, {@code <linux/filter.h>} (64-bit: the pointer is 8 bytes, aligned). */
+    public static final StructLayout SOCK_FPROG = MemoryLayout.structLayout(
+            JAVA_SHORT.withName("len"),
+            MemoryLayout.paddingLayout(6),
+            JAVA_LONG.withName("filter")).withName("sock_fprog");
+
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
             IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TCMSG, TC_RATESPEC, TC_TBF_QOPT,
-            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL, STATFS);
+            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL, STATFS,
+            SOCKADDR_LL, SOCKADDR_UN, SOCK_FILTER, SOCK_FPROG);
 
 }

@@ -11,6 +11,7 @@ public enum Sysno {
     close(3, 57),
     ioctl(16, 29),
     socket(41, 198),
+    connect(42, 203),
     sendto(44, 206),
     recvfrom(45, 207),
     sendmsg(46, 211),

@@ -162,6 +162,34 @@ public final class Offsets {
     // struct timeval, <sys/time.h> (64-bit time_t)
     public static final int TIMEVAL_SIZE = 16;
     public static final int TV_SEC = 0;
+    public static final int TV_USEC = 8;
+
+    // struct sockaddr_ll, <linux/if_packet.h> (sll_protocol is big-endian)
+    public static final int SOCKADDR_LL_SIZE = 20;
+    public static final int SLL_FAMILY = 0;
+    public static final int SLL_PROTOCOL = 2;
+    public static final int SLL_IFINDEX = 4;
+    public static final int SLL_HATYPE = 8;
+    public static final int SLL_PKTTYPE = 10;
+    public static final int SLL_HALEN = 11;
+    public static final int SLL_ADDR = 12;
+
+    // struct sockaddr_un, <sys/un.h>
+    public static final int SOCKADDR_UN_SIZE = 110;
+    public static final int SUN_FAMILY = 0;
+    public static final int SUN_PATH = 2;
+
+    // struct sock_filter, <linux/filter.h>: one classic BPF instruction
+    public static final int SOCK_FILTER_SIZE = 8;
+    public static final int SOCK_FILTER_CODE = 0;
+    public static final int SOCK_FILTER_JT = 2;
+    public static final int SOCK_FILTER_JF = 3;
+    public static final int SOCK_FILTER_K = 4;
+
+    // struct sock_fprog, <linux/filter.h>: the program SO_ATTACH_FILTER takes (64-bit pointer)
+    public static final int SOCK_FPROG_SIZE = 16;
+    public static final int SOCK_FPROG_LEN = 0;
+    public static final int SOCK_FPROG_FILTER = 8;
 
     // struct statfs, <sys/vfs.h> (64-bit)
     public static final int STATFS_SIZE = 120;

@@ -1,19 +1,22 @@
 package io.jcni.netlink.internal.wire;
 
-/** Constants from {@code <sys/socket.h>}: socket families, types, levels, options and message flags used with netlink sockets.
+/** Constants from {@code <sys/socket.h>} (and {@code <sys/un.h>}): socket families, types, levels, options and message
+ *  flags used with netlink, packet and Unix sockets.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class SocketH {
     private SocketH() {}
 
     /** The header(s) these constants mirror, for the generated C check. */
-    public static final String HEADER = "sys/socket.h";
+    public static final String HEADER = "sys/socket.h sys/un.h";
 
     public static final int AF_UNSPEC = 0;
+    public static final int AF_UNIX = 1;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
     public static final int AF_NETLINK = 16;
     public static final int AF_BRIDGE = 7;
     public static final int AF_PACKET = 17;
+    public static final int SOCK_STREAM = 1;
     public static final int SOCK_RAW = 3;
     public static final int SOCK_DGRAM = 2;
     public static final int SOCK_CLOEXEC = 524288;
@@ -23,9 +26,11 @@ public final class SocketH {
     public static final int SO_SNDBUFFORCE = 32;
     public static final int SO_RCVBUFFORCE = 33;
     public static final int SO_RCVTIMEO = 20;
+    public static final int SO_ATTACH_FILTER = 26;
     public static final int SOL_NETLINK = 270;
     public static final int MSG_PEEK = 2;
     public static final int MSG_TRUNC = 32;
     public static final int MSG_DONTWAIT = 64;
+    public static final int MSG_NOSIGNAL = 16384;
     public static final int MSG_CMSG_CLOEXEC = 1073741824;
 }

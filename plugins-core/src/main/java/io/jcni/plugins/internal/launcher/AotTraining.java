@@ -2,12 +2,16 @@ package io.jcni.plugins.internal.launcher;
 
 import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.ipam.dhcp.DaemonServer;
+import io.jcni.plugins.internal.ipam.dhcp.LeaseManager;
 import io.jcni.plugins.sdk.Skel;
 import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -74,7 +78,8 @@ final class AotTraining {
             failures.append("AOT training: unknown group ").append(group).append('\n');
             return;
         }
-        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)) {
+        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)
+                || group.equals(PluginRegistry.DHCP_GROUP)) {
             Netlink.prepareInBackground(); // as the launcher does for these plugins' calls
         }
         if (group.equals(PluginRegistry.VERSION_GROUP)) {
@@ -105,6 +110,9 @@ final class AotTraining {
                     break;
                 case "static":
                     staticIpam();
+                    break;
+                case "dhcp":
+                    dhcp();
                     break;
                 case "bandwidth":
                 case "bridge":
@@ -234,6 +242,55 @@ final class AotTraining {
         withArgs.put("CNI_ARGS", "IgnoreUnknown=1;IP=10.98.0.7/24;GATEWAY=10.98.0.1");
         call("static", withArgs, conf(conf, "1.0.0", ""), 0);
         call("static", env("ADD"), "{\"cniVersion\":\"1.0.0\"", 1);
+    }
+
+    /**
+     * The dhcp plugin without its daemon (STATUS 50, ADD 11), then against a daemon running in this JVM on a socket
+     * in the work dir: STATUS, DEL, CHECK without a lease, GC, and an ADD whose namespace does not exist. No DHCP
+     * server is needed for these; the lease paths run in the daemon, not in the plugin's exec.
+     */
+    private void dhcp() {
+        Path socket = work.resolve("dhcp.sock");
+        String conf = "{\"cniVersion\":\"%s\",\"name\":\"aot\",\"type\":\"bridge\",\"ipam\":{\"type\":\"dhcp\","
+                + "\"daemonSocketPath\":\"" + socket + "\",\"provide\":[{\"option\":\"host-name\",\"fromArg\":"
+                + "\"K8S_POD_NAME\"}],\"request\":[{\"option\":\"121\"}]}%s}";
+        call("dhcp", env("STATUS"), conf(conf, "1.1.0", ""), 1);
+        call("dhcp", env("ADD"), conf(conf, "1.1.0", ""), 1);
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        try (LeaseManager manager = LeaseManager.start(new LeaseManager.Settings(work.resolve("dhcp-state"), "",
+                false, 1000, 1000, 1000), quiet);
+                DaemonServer server = DaemonServer.bind(socket, manager, quiet)) {
+            Thread serving = new Thread(new Serve(server), "jcni-aot-dhcp-daemon");
+            serving.setDaemon(true);
+            serving.start();
+            call("dhcp", env("STATUS"), conf(conf, "1.1.0", ""), 0);
+            for (String version : List.of("1.1.0", "1.0.0", "0.4.0", "0.3.1")) {
+                call("dhcp", env("DEL"), conf(conf, version, ""), 0);
+            }
+            call("dhcp", env("CHECK"), conf(conf, "1.1.0", ""), 1);
+            call("dhcp", env("GC"), conf(conf, "1.1.0", ",\"cni.dev/valid-attachments\":[{\"containerID\":\"x\","
+                    + "\"ifname\":\"eth0\"}]"), 0);
+            call("dhcp", env("GC"), conf(conf, "1.1.0", ""), 1);
+            Map<String, String> gone = env("ADD");
+            gone.put("CNI_NETNS", work.resolve("gone").toString());
+            call("dhcp", gone, conf(conf, "1.1.0", ""), 1);
+        } catch (IOException | RuntimeException e) {
+            failures.append("AOT training of dhcp failed: ").append(e).append('\n');
+        }
+    }
+
+    /** The training daemon's accept loop, on a thread of its own. */
+    private static final class Serve implements Runnable {
+        private final DaemonServer server;
+
+        Serve(DaemonServer server) {
+            this.server = server;
+        }
+
+        @Override
+        public void run() {
+            server.serve();
+        }
     }
 
     /** {@code template} with its two {@code %s} replaced (String.format would load java.util.Formatter). */

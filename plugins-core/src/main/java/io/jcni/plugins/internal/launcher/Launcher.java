@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.launcher;
 
 import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.ipam.dhcp.DhcpDaemon;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniJson;
@@ -9,13 +10,15 @@ import io.jcni.spec.Command;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.util.Arrays;
 
 /**
  * The main class every launcher in {@code dist/cni/bin} starts: {@code Launcher <type>} runs plugin {@code type} as an
  * exec'd CNI plugin. Two modes serve the image build (src/image/build-dist.sh), and cannot be confused with a plugin
  * call since no CNI runtime passes arguments to a plugin: {@code --aot-groups} prints {@code <type> <AOT group>} per
  * shipped plugin, {@code --aot-training <group> <work dir> [<netns>]} is the AOT training run of one group (see
- * {@link AotTraining}).
+ * {@link AotTraining}). And {@code dhcp daemon [flags]} runs the dhcp plugin's daemon ({@link DhcpDaemon}), as Go's
+ * {@code dhcp} binary does.
  */
 public final class Launcher {
     private Launcher() {
@@ -35,6 +38,14 @@ public final class Launcher {
             // Success returns normally, like a plugin (see Skel.main): System.exit would put the classes of
             // Runtime.exit's logging into the cache, and every cached class is loaded at every start.
             int status = AotTraining.run(args);
+            if (status != 0) {
+                Runtime.getRuntime().halt(status);
+            }
+            return;
+        }
+        if (args.length >= 2 && args[0].equals("dhcp") && args[1].equals("daemon")) {
+            // Go's "dhcp daemon [flags]": the lease-holding process, not a plugin call.
+            int status = DhcpDaemon.run(Arrays.copyOfRange(args, 2, args.length), System.err);
             if (status != 0) {
                 Runtime.getRuntime().halt(status);
             }

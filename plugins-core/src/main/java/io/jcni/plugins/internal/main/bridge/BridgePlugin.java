@@ -59,12 +59,15 @@ import java.util.Optional;
  * bridge, its gateway address, forwarding, its sysctls) is undone only if this ADD changed it and, for the bridge and
  * its address, only while no other port is on the bridge.
  *
- * <p>DEL deletes the container's interface (and so the veth pair), releases IPAM, then removes the spoof check and the
- * masquerade rules of the attachment (found by name and comment, so also when the namespace is gone). When the namespace is gone but
- * the host end survived (the namespace file was unmounted while something still holds the namespace), the host end
- * named in prevResult is deleted if it is still a veth on this bridge. Anything already gone is success. IPAM is
- * released except when deleting the interface failed for another reason: then the error is returned and the
- * addresses stay reserved, so that a retried DEL finishes the job without the address being handed out twice.
+ * <p>DEL takes the addresses off the container's interface, releases IPAM, then deletes the interface (and so the
+ * veth pair). Go's bridge deletes the interface first (no address may be handed out again while an interface holds
+ * it), which leaves an IPAM plugin that releases on the interface (dhcp's DHCPRELEASE) unable to; removing the
+ * addresses first keeps Go's guarantee and lets the release out. A failed release is returned with the interface
+ * kept, so a retried DEL finishes the job. When the namespace is gone but the host end survived (the namespace file
+ * was unmounted while something still holds the namespace), the host end named in prevResult is deleted if it is
+ * still a veth on this bridge. Anything already gone is success.
+ * Then the spoof check and the masquerade rules of the attachment are removed (found by name and comment, so also
+ * when the namespace is gone).
  *
  * <p>CHECK: the bridge (type, MAC, promiscuous mode), the container veth, the host veth (peer of the container's,
  * port of the bridge, MAC, hairpin and isolation as configured), the addresses and routes in the container, then
@@ -563,15 +566,17 @@ public final class BridgePlugin implements MainPlugin {
     @Override
     public void del(CniRequest request) throws CniException {
         BridgeConfig conf = BridgeConfig.load(request);
-        Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
-        if (container.isPresent()) {
-            Links.deleteAndClose(container.get(), request.ifName());
-        } else if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
-            // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
-            VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
-        }
-        if (conf.layer3()) {
-            request.ipam().del();
+        Optional<Namespace> found = Namespace.containerIfPresent(request.netns());
+        if (found.isPresent()) {
+            releaseAndDelete(request, conf, found.get());
+        } else {
+            if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
+                // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
+                VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
+            }
+            if (conf.layer3()) {
+                request.ipam().del();
+            }
         }
         if (conf.macSpoofCheck() || conf.layer3() && conf.ipMasq()) {
             try (Namespace host = Namespace.host()) {
@@ -583,6 +588,27 @@ public final class BridgePlugin implements MainPlugin {
                 }
             }
         }
+    }
+
+    /**
+     * Go's bridge deletes the interface before it releases IPAM, so that no address is handed out again while an
+     * interface still holds it (containernetworking/plugins#666), and so dhcp's DHCPRELEASE, which goes out on that
+     * interface, is never sent. jcni takes the addresses off the interface instead, then releases IPAM, then deletes
+     * the interface: no address is in use once released, and the release can still be sent. A failed release keeps the
+     * interface (without addresses) for the retried DEL. Closes {@code container}.
+     */
+    private static void releaseAndDelete(CniRequest request, BridgeConfig conf, Namespace container)
+            throws CniException {
+        if (conf.layer3()) {
+            try {
+                Links.removeAddresses(container, request.ifName());
+                request.ipam().del();
+            } catch (CniException e) {
+                container.close();
+                throw e;
+            }
+        }
+        Links.deleteAndClose(container, request.ifName());
     }
 
     /**

@@ -87,6 +87,8 @@ public final class Checks {
                 boolean found;
                 if (dst.prefixLength() == 0) {
                     found = hasRoute(table, dst, null, false);
+                } else if (expected.gw() != null && expected.gw().isAnyLocalAddress()) {
+                    found = hasRoute(table, dst, null, true); // gw 0.0.0.0: on-link (dhcp's option 121 routes)
                 } else if (expected.gw() != null) {
                     found = hasRoute(table, dst, expected.gw(), true);
                 } else {

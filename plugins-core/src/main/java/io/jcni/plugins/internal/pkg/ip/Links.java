@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.pkg.ip;
 
+import io.jcni.netlink.Address;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
@@ -7,6 +8,7 @@ import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Interface;
+import java.util.Optional;
 
 /** Link helpers of the plugins (Go's {@code pkg/ip} link helpers): a link as a result's interface, DEL's delete. */
 public final class Links {
@@ -16,6 +18,32 @@ public final class Links {
     /** The link as a result's interface: name, MAC ("" if it has none), sandbox ("" for the host). */
     public static Interface describe(Link link, String sandbox) {
         return new Interface(link.name(), link.address() == null ? "" : link.address().toString(), sandbox);
+    }
+
+    /**
+     * Takes every address off {@code ifName} in {@code container}, leaving the link itself: what DEL does before it
+     * releases IPAM when an IPAM plugin may need the link to release (see {@code BridgePlugin.del}). A link already
+     * gone is success; so is an address that went meanwhile.
+     */
+    public static void removeAddresses(Namespace container, String ifName) throws CniException {
+        try {
+            Optional<Link> link = container.nl().findLink(ifName);
+            if (link.isEmpty()) {
+                return;
+            }
+            for (Address address : container.nl().addresses(link.get().index(), null)) {
+                try {
+                    container.nl().deleteAddress(address);
+                } catch (NetlinkException e) {
+                    if (!e.isNotFound()) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to remove the addresses of \"" + ifName + "\" in " + container.path(), e);
+        }
+        Timing.phase("addresses");
     }
 
     /**

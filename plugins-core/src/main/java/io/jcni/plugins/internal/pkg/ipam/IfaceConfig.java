@@ -104,8 +104,14 @@ public final class IfaceConfig {
         for (io.jcni.spec.Route r : result.routes()) {
             InetAddress gw = r.gw() != null ? r.gw() : gateways.forDestination(r.dst());
             IpPrefix dst = r.dst().masked();
-            // Scope universe also without a gateway, as Go's netlink library sends it (ip would choose link).
-            Route route = Prefixes.routeTo(dst).dev(link.index()).via(gw).scope(Scope.UNIVERSE);
+            // Scope universe also without a gateway, as Go's netlink library sends it (ip would choose link), unless
+            // the route says (1.1.0's scope: dhcp's on-link routes are scope link); its priority is the metric, as in
+            // Go's ConfigureIface since 1.6.
+            Route route = Prefixes.routeTo(dst).dev(link.index()).via(gw)
+                    .scope(r.scope() == null ? Scope.UNIVERSE : Scope.of(r.scope()));
+            if (r.priority() != 0) {
+                route = route.metric(r.priority());
+            }
             routes.on("failed to add route '" + dst + " via " + IpText.format(gw)
                     + " dev " + ifName + "'").addRoute(route);
         }

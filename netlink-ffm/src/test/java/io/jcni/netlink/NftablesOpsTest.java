@@ -397,6 +397,49 @@ class NftablesOpsTest {
         assertThat(nftObjects("table")).isEmpty();
     }
 
+    /**
+     * What a plugin's rollback relies on to remove a table it created without taking along what another plugin added
+     * meanwhile: the "if empty" deletes ({@code NLM_F_NONREC}) refuse a chain with a rule or a jump to it and a table
+     * with a chain, failing the whole transaction; once the rules are deleted earlier in the same transaction they
+     * succeed.
+     */
+    @Test
+    void deletesIfEmptyRefuseWhatStillHoldsSomethingAndTheTransactionChangesNothing() {
+        Transaction tx = nft.transaction();
+        tx.addTable(new Table(INET, "t", null));
+        tx.addChain(Chain.regular(INET, "t", "target"));
+        tx.addChain(Chain.base(INET, "t", "post", Chain.Type.NAT, Chain.Hook.POSTROUTING, Chain.PRIORITY_SRCNAT,
+                Chain.Policy.ACCEPT));
+        tx.addRule(Rule.of(INET, "t", "post", Exprs.in(INET).goTo("target").toList(), "mine"));
+        tx.addRule(Rule.of(INET, "t", "target", Exprs.in(INET).saddr(ip("10.0.0.5")).masquerade().toList(),
+                "other"));
+        tx.commit();
+        long jump = nft.rules(INET, "t", "post").getFirst().handle();
+
+        tx.deleteRule(INET, "t", "post", jump);
+        tx.deleteChainIfEmpty(INET, "t", "target");
+        assertThatThrownBy(tx::commit).isInstanceOfSatisfying(NetlinkException.class, e -> {
+            assertThat(e.kind()).isEqualTo(KernelException.Kind.BUSY);
+            assertThat(e.getMessage()).contains("NFT_MSG_DELCHAIN inet t target");
+        });
+        assertThat(nft.rules(INET, "t")).extracting(Rule::comment).containsExactlyInAnyOrder("mine", "other");
+
+        tx.deleteTableIfEmpty(INET, "t");
+        assertThatThrownBy(tx::commit).isInstanceOfSatisfying(NetlinkException.class,
+                e -> assertThat(e.kind()).isEqualTo(KernelException.Kind.BUSY));
+        assertThat(nft.findTable(INET, "t")).isPresent();
+
+        long other = nft.rules(INET, "t", "target").getFirst().handle();
+        tx.deleteRule(INET, "t", "post", jump);
+        tx.deleteRule(INET, "t", "target", other);
+        tx.deleteChainIfEmpty(INET, "t", "target");
+        tx.deleteChainIfEmpty(INET, "t", "post");
+        tx.deleteTableIfEmpty(INET, "t");
+        tx.commit();
+        assertThat(nft.tables()).isEmpty();
+        assertThat(nftObjects("table")).isEmpty();
+    }
+
     @Test
     void readsOfMissingObjectsAreEmptyOrNotFound() {
         assertThat(nft.tables()).isEmpty();

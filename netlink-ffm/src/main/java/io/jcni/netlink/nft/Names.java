@@ -7,8 +7,12 @@ import java.nio.charset.StandardCharsets;
 final class Names {
     private Names() {}
 
-    /** Longest comment {@code nft} accepts, in bytes without the NUL ({@code NFTNL_UDATA_COMMENT_MAXLEN}). */
-    static final int COMMENT_MAX_BYTES = 127;
+    /**
+     * Longest comment {@code nft} accepts, in bytes without the NUL ({@code NFTNL_UDATA_COMMENT_MAXLEN}: nft 1.0.6
+     * takes 128 characters and writes them with a NUL, 129 bytes of user data). Go's knftables truncates its comments
+     * to the same 128 ({@code CommentLengthMax}), so the Go plugins' longest comments fit.
+     */
+    static final int COMMENT_MAX_BYTES = 128;
 
     /**
      * A table, chain or set name: 1 to 255 bytes of UTF-8 without NUL ({@code NFT_NAME_MAXLEN} counts the NUL). Any

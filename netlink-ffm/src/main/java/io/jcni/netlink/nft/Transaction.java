@@ -25,6 +25,14 @@ public interface Transaction {
     void deleteTable(TableFamily family, String name);
 
     /**
+     * {@code nft delete table FAMILY NAME}, but only if it is empty: the kernel refuses ({@code EBUSY}, failing the
+     * transaction) a table that still has chains, sets or objects once the changes queued before this one are
+     * applied ({@code NLM_F_NONREC}; {@code nft} has no syntax for it). NOT_FOUND fails the transaction too. What a
+     * plugin uses to remove a table it created, without taking along what another plugin added meanwhile.
+     */
+    void deleteTableIfEmpty(TableFamily family, String name);
+
+    /**
      * {@code nft add chain FAMILY TABLE NAME [{ type T hook H priority P ; policy X ; comment "C" ; }]}: creates the
      * chain, or leaves an existing one (a base chain's policy is updated).
      */
@@ -33,8 +41,18 @@ public interface Transaction {
     /** {@code nft flush chain FAMILY TABLE NAME}: deletes every rule of the chain. */
     void flushChain(TableFamily family, String table, String name);
 
-    /** {@code nft delete chain FAMILY TABLE NAME}: the chain must be empty and no rule may jump to it. */
+    /**
+     * {@code nft delete chain FAMILY TABLE NAME}: with its rules (as {@code nft} does); no rule elsewhere may jump to
+     * it.
+     */
     void deleteChain(TableFamily family, String table, String name);
+
+    /**
+     * {@code nft delete chain FAMILY TABLE NAME}, but only if it is empty: the kernel refuses ({@code EBUSY}, failing
+     * the transaction) a chain that still has rules or that a rule jumps to, once the changes queued before this one
+     * are applied ({@code NLM_F_NONREC}). A plain {@link #deleteChain} deletes the chain's rules with it.
+     */
+    void deleteChainIfEmpty(TableFamily family, String table, String name);
 
     /** {@code nft add rule FAMILY TABLE CHAIN EXPRESSIONS [comment "C"]}: appends the rule to the chain. */
     void addRule(Rule rule);

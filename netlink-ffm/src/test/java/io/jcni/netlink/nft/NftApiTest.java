@@ -108,8 +108,8 @@ class NftApiTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(new Table(TableFamily.IP, "with space \"quoted\"", null).name()).contains(" ");
         assertThat(Rule.of(TableFamily.IP, "t", "c", List.of(), "é".repeat(63)).comment()).hasSize(63);
-        assertThatThrownBy(() -> Rule.of(TableFamily.IP, "t", "c", List.of(), "x".repeat(128)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("127");
+        assertThatThrownBy(() -> Rule.of(TableFamily.IP, "t", "c", List.of(), "x".repeat(129)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("128");
         assertThatThrownBy(() -> new Verdict(Verdict.Code.JUMP, null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Verdict(Verdict.Code.ACCEPT, "c")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Expr.Meta(Expr.MetaKey.MARK, 5)).isInstanceOf(IllegalArgumentException.class);

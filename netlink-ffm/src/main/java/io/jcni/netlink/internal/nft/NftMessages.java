@@ -49,7 +49,12 @@ final class NftMessages {
         private final String name;
 
         TableByName(int msg, TableFamily family, String name) {
-            super(msg, 0, family.nfproto(), id(family, name));
+            this(msg, 0, family, name);
+        }
+
+        /** With {@code flags}: {@code NLM_F_NONREC} makes a delete refuse a table that still holds anything. */
+        TableByName(int msg, int flags, TableFamily family, String name) {
+            super(msg, flags, family.nfproto(), id(family, name));
             this.name = name;
         }
 
@@ -97,7 +102,12 @@ final class NftMessages {
         private final String name;
 
         ChainByName(int msg, TableFamily family, String table, String name) {
-            super(msg, 0, family.nfproto(), id(family, table) + " " + name);
+            this(msg, 0, family, table, name);
+        }
+
+        /** With {@code flags}: {@code NLM_F_NONREC} makes a delete refuse a chain with rules or references. */
+        ChainByName(int msg, int flags, TableFamily family, String table, String name) {
+            super(msg, flags, family.nfproto(), id(family, table) + " " + name);
             this.table = table;
             this.name = name;
         }

@@ -1,6 +1,7 @@
 package io.jcni.netlink.internal.nft;
 
 import io.jcni.netlink.internal.wire.Channel;
+import io.jcni.netlink.internal.wire.NetlinkH;
 import io.jcni.netlink.internal.wire.NfTablesH;
 import io.jcni.netlink.internal.wire.NfnetlinkH;
 import io.jcni.netlink.internal.wire.RequestQueue;
@@ -39,6 +40,12 @@ public final class TransactionImpl implements Transaction, ExprCodec.SetIds {
     }
 
     @Override
+    public void deleteTableIfEmpty(TableFamily family, String name) {
+        queue.add(new NftMessages.TableByName(NfTablesH.NFT_MSG_DELTABLE, NetlinkH.NLM_F_NONREC, family,
+                check(name)));
+    }
+
+    @Override
     public void addChain(Chain chain) {
         queue.add(new NftMessages.NewChain(Objects.requireNonNull(chain, "chain")));
     }
@@ -51,6 +58,12 @@ public final class TransactionImpl implements Transaction, ExprCodec.SetIds {
     @Override
     public void deleteChain(TableFamily family, String table, String name) {
         queue.add(new NftMessages.ChainByName(NfTablesH.NFT_MSG_DELCHAIN, family, check(table), check(name)));
+    }
+
+    @Override
+    public void deleteChainIfEmpty(TableFamily family, String table, String name) {
+        queue.add(new NftMessages.ChainByName(NfTablesH.NFT_MSG_DELCHAIN, NetlinkH.NLM_F_NONREC, family,
+                check(table), check(name)));
     }
 
     @Override

@@ -45,6 +45,31 @@ class NftCodecTest {
         return decoder.decode(b, 0, message.length);
     }
 
+    /**
+     * The "if empty" deletes are the plain ones plus {@code NLM_F_NONREC} (0x100 of {@code <linux/netlink.h>}; no
+     * {@code nft} command sends it, so there is no recorded vector): the same body, the flag set, ACK still asked.
+     */
+    @Test
+    void deletesIfEmptyAreThePlainDeletesWithNonrec() {
+        AckingTransport kernel = new AckingTransport();
+        TransactionImpl tx = new TransactionImpl(new Channel(kernel));
+        tx.deleteChain(TableFamily.INET, "t", "c");
+        tx.deleteChainIfEmpty(TableFamily.INET, "t", "c");
+        List<byte[]> chains = messages(tx, kernel, NfTablesH.NFT_MSG_DELCHAIN);
+        tx.deleteTable(TableFamily.INET, "t");
+        tx.deleteTableIfEmpty(TableFamily.INET, "t");
+        List<byte[]> tables = messages(tx, kernel, NfTablesH.NFT_MSG_DELTABLE);
+        for (List<byte[]> pair : List.of(chains, tables)) {
+            assertThat(pair).hasSize(2);
+            int plain = Short.toUnsignedInt(ByteBuffer.wrap(pair.get(0)).order(ByteOrder.nativeOrder()).getShort(6));
+            int ifEmpty = Short.toUnsignedInt(ByteBuffer.wrap(pair.get(1)).order(ByteOrder.nativeOrder()).getShort(6));
+            assertThat(ifEmpty).isEqualTo(plain | io.jcni.netlink.internal.wire.NetlinkH.NLM_F_NONREC);
+            assertThat(plain & io.jcni.netlink.internal.wire.NetlinkH.NLM_F_NONREC).isZero();
+            assertThat(java.util.Arrays.copyOfRange(pair.get(1), 16, pair.get(1).length))
+                    .isEqualTo(java.util.Arrays.copyOfRange(pair.get(0), 16, pair.get(0).length));
+        }
+    }
+
     @Test
     void everyExpressionKindRoundTrips() {
         List<Expr> all = List.of(

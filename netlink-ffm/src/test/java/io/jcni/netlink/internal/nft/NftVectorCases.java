@@ -34,6 +34,13 @@ final class NftVectorCases {
     private static final TableFamily INET = TableFamily.INET;
     private static final TableFamily BRIDGE = TableFamily.BRIDGE;
 
+    /**
+     * A comment as long as {@code nft} takes (128 bytes), shaped like the Go ipMasq comment that Go truncates to that
+     * length.
+     */
+    static final String LONGEST_COMMENT = ("0123456789abcdef-fedcba9876543210, net: a-long-network-name, if: eth0, id: "
+            + "c".repeat(64)).substring(0, 128);
+
     static InetAddress ip(String text) {
         try {
             return InetAddress.getByName(text); // literals only: no lookup
@@ -125,7 +132,9 @@ final class NftVectorCases {
                 "add rule inet t postrouting goto masq_checks",
                 "add rule inet t masq_checks ip saddr == 10.88.0.5 ip daddr != 10.88.0.0/16 masquerade comment \"h\"",
                 "add rule inet t masq_checks ip6 saddr == fd00::5 ip6 daddr != fd00::/64 masquerade comment \"h\"",
-                "add rule inet t masq_checks ip saddr 10.1.2.3 ip daddr != 10.0.0.0/13 masquerade"),
+                "add rule inet t masq_checks ip saddr 10.1.2.3 ip daddr != 10.0.0.0/13 masquerade",
+                "add rule inet t masq_checks ip saddr 10.88.0.6 ip daddr != 10.88.0.0/16 masquerade comment \""
+                        + LONGEST_COMMENT + "\""),
                 tx -> {
                     tx.addTable(new Table(INET, "t", null));
                     tx.addChain(Chain.regular(INET, "t", "masq_checks"));
@@ -141,6 +150,8 @@ final class NftVectorCases {
                             .notDaddr(ip("fd00::"), 64).masquerade(), "h"));
                     tx.addRule(rule(INET, "t", "masq_checks", Exprs.in(INET).saddr(ip("10.1.2.3"))
                             .notDaddr(ip("10.0.0.0"), 13).masquerade(), null));
+                    tx.addRule(rule(INET, "t", "masq_checks", Exprs.in(INET).saddr(ip("10.88.0.6"))
+                            .notDaddr(ip("10.88.0.0"), 16).masquerade(), LONGEST_COMMENT));
                 }));
         cases.add(new Case("firewall layout", List.of(
                 "add table inet t",

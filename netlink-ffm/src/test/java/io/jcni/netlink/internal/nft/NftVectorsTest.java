@@ -178,6 +178,14 @@ class NftVectorsTest {
         }
 
         @Override
+        public void deleteTableIfEmpty(TableFamily family, String name) {
+        }
+
+        @Override
+        public void deleteChainIfEmpty(TableFamily family, String table, String name) {
+        }
+
+        @Override
         public void addSet(NamedSet set) {
         }
 

@@ -7,6 +7,8 @@ import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.Route;
+import io.jcni.netlink.nft.Nftables;
+import io.jcni.netlink.nft.NftablesHandle;
 import io.jcni.netlink.sys.Sysctl;
 import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
@@ -24,7 +26,8 @@ import java.util.Optional;
  *
  * <p>Sharp edges:
  * <ul>
- * <li>The handle is opened lazily on first use of {@link #nl()} and closed by {@link #close()}.</li>
+ * <li>The handles are opened lazily on first use of {@link #nl()} (rtnetlink) and {@link #nft()} (nf_tables) and
+ * closed by {@link #close()}.</li>
  * <li>Rollback steps run after the handler returned, when the handler's namespaces are closed: a step calls
  * {@link #reopen()} for a fresh object on the same namespace (by path for a container; the caller's {@link NetNs}
  * for a borrowed one, which must therefore outlive the rollback).</li>
@@ -38,6 +41,7 @@ public final class Namespace implements AutoCloseable {
     private final NetNs borrowed;
     private NetNs owned;
     private NetlinkHandle nl;
+    private NftablesHandle nft;
 
     private Namespace(String path, NetNs borrowed, NetNs owned) {
         this.path = path;
@@ -125,6 +129,19 @@ public final class Namespace implements AutoCloseable {
     }
 
     /**
+     * The nf_tables handle bound to this namespace, opened on first use: where the netfilter plugins (ipMasq,
+     * macspoofchk, firewall, portmap) read and change the ruleset, always of the host. Opening fails with a
+     * {@link NetlinkException} when the kernel has no nf_tables (see {@code pkg.nft.NftSteps#requireAvailable}).
+     */
+    public NftablesHandle nft() {
+        if (nft == null) {
+            NetNs ns = borrowed != null ? borrowed : owned;
+            nft = ns == null ? Nftables.open() : Nftables.open(ns);
+        }
+        return nft;
+    }
+
+    /**
      * {@code ip [-4|-6] route show table main}. A namespace that never had a route of the family has no main table
      * yet, and the kernel answers the dump with ENOENT ("FIB table does not exist"): that is an empty table here.
      */
@@ -190,7 +207,11 @@ public final class Namespace implements AutoCloseable {
                 nl.close();
             }
         } finally {
+            if (nft != null) {
+                nft.close();
+            }
             nl = null;
+            nft = null;
             if (owned != null) {
                 owned.close();
                 owned = null;

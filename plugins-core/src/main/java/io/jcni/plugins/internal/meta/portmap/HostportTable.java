@@ -1,0 +1,125 @@
+package io.jcni.plugins.internal.meta.portmap;
+
+import io.jcni.netlink.nft.Chain;
+import io.jcni.netlink.nft.Expr;
+import io.jcni.netlink.nft.Exprs;
+import io.jcni.netlink.nft.Rule;
+import io.jcni.netlink.nft.Table;
+import io.jcni.netlink.nft.TableFamily;
+import io.jcni.netlink.nft.Transaction;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The layout of Go's nftables backend ({@code plugins/meta/portmap/portmap_nftables.go}, containernetworking/plugins
+ * 1.9), so that a node can move between Go's portmap and jcni's: per family a table {@code ip|ip6 cni_hostport}
+ * (comment {@code "CNI portmap plugin"}) with
+ * <pre>
+ * chain hostports          { [ip daddr HOSTIP] tcp|udp|sctp dport HOSTPORT dnat to CONTAINER:PORT comment "TAG" ... }
+ * chain hostip_hostports   { }   (Go keeps it empty, for upgrades from older versions)
+ * chain hostports_all      { jump hostip_hostports ; jump hostports }
+ * chain prerouting { type nat hook prerouting priority dstnat; [CONDITIONS] fib daddr type local jump hostports_all }
+ * chain output     { type nat hook output priority -100;      [CONDITIONS] fib daddr type local jump hostports_all }
+ * chain masquerading { type nat hook postrouting priority srcnat;            (with snat only)
+ *     ip saddr CONTAINER ip daddr CONTAINER masquerade comment "TAG"       (hairpin)
+ *     ip saddr 127.0.0.1 ip daddr CONTAINER masquerade comment "TAG" }    (localhost, IPv4 only)
+ * </pre>
+ * {@code hostports_all}, {@code prerouting} and {@code output} are flushed and refilled by every ADD, as Go does (the
+ * last ADD's conditions hold for all). Rules are appended, never inserted, and the base chains sit at the standard
+ * NAT priorities, never earlier: whatever runs before NAT (a firewall's filter chains, a NAT chain at a lower
+ * priority) sees and decides a connection first. That is the fix of CVE-2019-9946, where portmap put its jump at the
+ * top of the nat chains and so overrode rules (Kubernetes' service rules among them) that were meant to win.
+ *
+ * <p>The tag is {@link io.jcni.plugins.internal.pkg.nft.AttachmentComment}'s (network, interface and container ID);
+ * Go's portmap tags with the container ID alone, which DEL also recognizes (see {@link PortmapPlugin}).
+ */
+final class HostportTable {
+    static final String TABLE = "cni_hostport";
+    static final String COMMENT = "CNI portmap plugin";
+    static final String HOSTPORTS = "hostports";
+    static final String HOSTIP_HOSTPORTS = "hostip_hostports";
+    static final String HOSTPORTS_ALL = "hostports_all";
+    static final String PREROUTING = "prerouting";
+    static final String OUTPUT = "output";
+    static final String MASQUERADING = "masquerading";
+    /** Every chain of the table: anything else in it means someone else uses the table too. */
+    static final List<String> CHAINS = List.of(HOSTPORTS, HOSTIP_HOSTPORTS, HOSTPORTS_ALL, PREROUTING, OUTPUT,
+            MASQUERADING);
+    /** The chains that hold an attachment's rules (Go's DEL looks in these three). */
+    static final List<String> TAGGED_CHAINS = List.of(HOSTPORTS, HOSTIP_HOSTPORTS, MASQUERADING);
+
+    private static final InetAddress LOCALHOST = localhost();
+
+    private HostportTable() {
+    }
+
+    private static InetAddress localhost() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static TableFamily family(boolean ipv6) {
+        return ipv6 ? TableFamily.IP6 : TableFamily.IP;
+    }
+
+    /** Queues the table, its chains and the rules that are no attachment's (Go's order). */
+    static void queueScaffolding(Transaction tx, boolean ipv6, Conditions conditions, boolean snat) {
+        TableFamily f = family(ipv6);
+        tx.addTable(new Table(f, TABLE, COMMENT));
+        tx.addChain(Chain.regular(f, TABLE, HOSTPORTS));
+        tx.addChain(Chain.regular(f, TABLE, HOSTIP_HOSTPORTS));
+        tx.addChain(Chain.regular(f, TABLE, HOSTPORTS_ALL));
+        tx.flushChain(f, TABLE, HOSTPORTS_ALL);
+        tx.addRule(Rule.of(f, TABLE, HOSTPORTS_ALL, Exprs.in(f).jump(HOSTIP_HOSTPORTS).toList(), null));
+        tx.addRule(Rule.of(f, TABLE, HOSTPORTS_ALL, Exprs.in(f).jump(HOSTPORTS).toList(), null));
+        for (String hook : new String[] {PREROUTING, OUTPUT}) {
+            tx.addChain(Chain.base(f, TABLE, hook, Chain.Type.NAT, hook.equals(PREROUTING) ? Chain.Hook.PREROUTING
+                    : Chain.Hook.OUTPUT, Chain.PRIORITY_DSTNAT, Chain.Policy.ACCEPT));
+            tx.flushChain(f, TABLE, hook);
+            tx.addRule(Rule.of(f, TABLE, hook, entry(f, conditions), null));
+        }
+        if (snat) {
+            tx.addChain(Chain.base(f, TABLE, MASQUERADING, Chain.Type.NAT, Chain.Hook.POSTROUTING,
+                    Chain.PRIORITY_SRCNAT, Chain.Policy.ACCEPT));
+        }
+    }
+
+    /** {@code [CONDITIONS] fib daddr type local jump hostports_all}. */
+    static List<Expr> entry(TableFamily f, Conditions conditions) {
+        Exprs exprs = Exprs.in(f);
+        conditions.applyTo(exprs);
+        return exprs.fibDaddrType(Exprs.RTN_LOCAL).jump(HOSTPORTS_ALL).toList();
+    }
+
+    /** The attachment's rules for the family: a DNAT per mapping of that family, and masquerading with snat. */
+    static List<Rule> attachmentRules(PortmapConfig config, boolean ipv6, String tag) {
+        TableFamily f = family(ipv6);
+        InetAddress container = config.container(ipv6);
+        List<Rule> rules = new ArrayList<>();
+        for (PortMapping m : config.mappings()) {
+            if (!m.appliesTo(ipv6)) {
+                continue;
+            }
+            Exprs exprs = Exprs.in(f);
+            if (m.matchesHostIp()) {
+                exprs.daddr(m.hostIp());
+            }
+            exprs.dport(m.protocolNumber(), m.hostPort()).dnat(container, m.containerPort());
+            rules.add(Rule.of(f, TABLE, HOSTPORTS, exprs.toList(), tag));
+        }
+        if (config.snat()) {
+            rules.add(Rule.of(f, TABLE, MASQUERADING, Exprs.in(f).saddr(container).daddr(container).masquerade()
+                    .toList(), tag));
+            if (!ipv6) {
+                rules.add(Rule.of(f, TABLE, MASQUERADING, Exprs.in(f).saddr(LOCALHOST).daddr(container)
+                        .masquerade().toList(), tag));
+            }
+        }
+        return rules;
+    }
+}

@@ -125,12 +125,12 @@ class PortmapExecTest {
         // The IPv6 table has a regular chain where portmap's NAT base chain goes: the kernel refuses that part, and
         // with it the whole transaction, the IPv4 table included.
         host.exec("nft", "add table ip6 cni_hostport").requireSuccess();
-        host.exec("nft", "add chain ip6 cni_hostport prerouting").requireSuccess();
+        host.exec("nft", "add chain ip6 cni_hostport prerouting_after_dstnat").requireSuccess();
         String before = ruleset();
         CniExec.Outcome add = portmap().add(conf(NETWORK, "", TCP, prevResult(3)), Path.of("/x"), "refused", "eth0");
         assertThat(add.code()).isEqualTo(999);
         assertThat(add.msg()).startsWith("unable to set up nftables rules for port mappings: NFT_MSG_NEWCHAIN ip6"
-                + " cni_hostport prerouting").contains("the transaction was not applied");
+                + " cni_hostport prerouting_after_dstnat").contains("the transaction was not applied");
         assertThat(ruleset()).isEqualTo(before).doesNotContain("table ip ");
         assertThat(tagged("id: refused")).isZero();
     }
@@ -165,7 +165,8 @@ class PortmapExecTest {
             assertThat(run(pool, confs, "ADD+DEL")).isEmpty();
             assertThat(tagged("net: " + NETWORK + ",")).isZero();
             assertThat(rules()).as("what is left is Go's scaffolding: the entry rules of both tables")
-                    .allSatisfy(r -> assertThat(r.path("chain").asText()).isIn("hostports_all", "prerouting", "output"))
+                    .allSatisfy(r -> assertThat(r.path("chain").asText()).isIn("hostports_all", "prerouting_after_dstnat",
+                            "output_after_dstnat"))
                     .hasSize(2 * 4);
         } finally {
             pool.shutdownNow();
@@ -201,7 +202,8 @@ class PortmapExecTest {
         String other = "jcni-pm-other";
         portmap().add(conf(NETWORK, "", TCP, prevResult(1)), Path.of("/x"), "keep", "eth0").result();
         portmap().add(conf(NETWORK, "", TCP, prevResult(2)), Path.of("/x"), "gone", "eth0").result();
-        portmap().add(conf(NETWORK, "", TCP, prevResult(3)), Path.of("/x"), "keep", "eth1").result();
+        portmap().add(conf(NETWORK, "", TCP, prevResult(3).replace("\"eth0\"", "\"eth1\"")), Path.of("/x"), "keep",
+                "eth1").result();
         portmap().add(conf(other, "", TCP, prevResult(4)), Path.of("/x"), "gone", "eth0").result();
         // a rule tagged as Go's portmap tags (the container ID): it names no network, GC leaves it
         host.exec("nft", "add rule ip cni_hostport hostports tcp dport 9999 dnat to 10.223.0.9:80 comment \"gone\"")

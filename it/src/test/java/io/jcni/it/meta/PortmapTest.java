@@ -18,6 +18,7 @@ import io.jcni.it.support.Traffic;
 import io.jcni.it.support.Traffic.Seen;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
@@ -96,7 +97,10 @@ class PortmapTest {
         assertThat(Traffic.tcp(world.client, container, HOST_V4, 8080, 80).reached()).isFalse();
     }
 
-    /** The tables and chains of Go's nftables backend, in both families, as {@code nft -j} lists them. */
+    /**
+     * The tables and chains of Go's nftables backend (entry chains one step after dstnat), in both families, as
+     * {@code nft -j} lists them.
+     */
     void assertGosLayout(boolean snat) {
         for (String family : List.of("ip", "ip6")) {
             assertThat(world.objects("table")).anySatisfy(t -> {
@@ -108,15 +112,19 @@ class PortmapTest {
             List<JsonNode> chains = world.objects("chain").stream()
                     .filter(c -> c.path("family").asText().equals(family)
                             && c.path("table").asText().equals("cni_hostport")).toList();
-            assertThat(chains).extracting(c -> c.path("name").asText()).containsExactlyInAnyOrderElementsOf(snat
-                    ? List.of("hostports", "hostip_hostports", "hostports_all", "prerouting", "output", "masquerading")
-                    : List.of("hostports", "hostip_hostports", "hostports_all", "prerouting", "output"));
+            List<String> names = new ArrayList<>(List.of("hostports", "hostip_hostports", "hostports_all",
+                    "prerouting_after_dstnat", "output_after_dstnat"));
+            if (snat) {
+                names.add("masquerading");
+            }
+            assertThat(chains).extracting(c -> c.path("name").asText()).containsExactlyInAnyOrderElementsOf(names);
             for (JsonNode c : chains) {
                 switch (c.path("name").asText()) {
-                    case "prerouting", "output" -> {
+                    case "prerouting_after_dstnat", "output_after_dstnat" -> {
                         assertThat(c.path("type").asText()).isEqualTo("nat");
-                        assertThat(c.path("hook").asText()).isEqualTo(c.path("name").asText());
-                        assertThat(c.path("prio").asInt()).as("dstnat, never earlier (CVE-2019-9946)").isEqualTo(-100);
+                        assertThat(c.path("hook").asText() + "_after_dstnat").isEqualTo(c.path("name").asText());
+                        assertThat(c.path("prio").asInt()).as("after every NAT chain at dstnat (CVE-2019-9946)")
+                                .isEqualTo(-99);
                     }
                     case "masquerading" -> {
                         assertThat(c.path("hook").asText()).isEqualTo("postrouting");

@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.meta.portmap;
 import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.Route;
+import io.jcni.netlink.nft.Chain;
 import io.jcni.netlink.nft.Expr;
 import io.jcni.netlink.nft.NftablesHandle;
 import io.jcni.netlink.nft.Rule;
@@ -118,10 +119,14 @@ public final class PortmapPlugin implements CniPlugin {
         Transaction tx = nft.transaction();
         for (Boolean ipv6 : families) {
             TableFamily f = HostportTable.family(ipv6);
-            if (!NftSteps.tableExists(nft, f, HostportTable.TABLE)) {
+            List<String> chains = new ArrayList<>();
+            for (Chain chain : nft.chains(f, HostportTable.TABLE)) {
+                chains.add(chain.name());
+            }
+            if (chains.isEmpty() && !NftSteps.tableExists(nft, f, HostportTable.TABLE)) {
                 created.add(f);
             }
-            HostportTable.queueScaffolding(tx, ipv6, config.conditions(ipv6), config.snat());
+            HostportTable.queueScaffolding(tx, ipv6, config.conditions(ipv6), config.snat(), chains);
             NftSteps.delete(tx, tagged(nft, f, tag, null));
             for (Rule rule : HostportTable.attachmentRules(config, ipv6, tag)) {
                 tx.addRule(rule);

@@ -80,6 +80,7 @@ final class PortmapWorld implements AutoCloseable {
     }
 
     Path conflist(String name, String network, String... plugins) throws IOException {
+        Files.createDirectories(tmp);
         return Files.writeString(tmp.resolve(name + ".conflist"), Conflists.list("1.0.0", network, plugins));
     }
 

@@ -10,6 +10,7 @@ import io.jcni.plugins.internal.main.loopback.LoopbackPlugin;
 import io.jcni.plugins.internal.main.macvlan.MacvlanPlugin;
 import io.jcni.plugins.internal.main.ptp.PtpPlugin;
 import io.jcni.plugins.internal.main.vlan.VlanPlugin;
+import io.jcni.plugins.internal.meta.firewall.FirewallPlugin;
 import io.jcni.plugins.internal.meta.portmap.PortmapPlugin;
 import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.sdk.Skel;
@@ -28,12 +29,15 @@ import java.util.Map;
  */
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
-    public static final List<String> TYPES = List.of("bridge", "dummy", "host-device", "host-local", "ipvlan",
-            "loopback", "macvlan", "portmap", "ptp", "static", "tuning", "vlan");
+    public static final List<String> TYPES = List.of("bridge", "dummy", "firewall", "host-device", "host-local",
+            "ipvlan", "loopback", "macvlan", "portmap", "ptp", "static", "tuning", "vlan");
 
-    /** The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory). */
-    private static final List<String> NETLINK_TYPES = List.of("bridge", "dummy", "host-device", "host-local",
-            "ipvlan", "loopback", "macvlan", "portmap", "ptp", "tuning", "vlan");
+    /**
+     * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall and portmap:
+     * nf_tables).
+     */
+    private static final List<String> NETLINK_TYPES = List.of("bridge", "dummy", "firewall", "host-device",
+            "host-local", "ipvlan", "loopback", "macvlan", "portmap", "ptp", "tuning", "vlan");
 
     /**
      * AOT cache of every plugin's VERSION answer and about text; launchers use it for those calls (see
@@ -81,6 +85,9 @@ public final class PluginRegistry {
                 break;
             case "dummy":
                 skel = Skel.of(type, new DummyPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "firewall":
+                skel = Skel.of(type, new FirewallPlugin(), CniVersion.SUPPORTED);
                 break;
             case "host-device":
                 skel = Skel.of(type, new HostDevicePlugin(), CniVersion.SUPPORTED);

@@ -110,6 +110,13 @@ final class AotTraining {
                         interfacesTrained = true;
                     }
                     break;
+                case "firewall":
+                    // Trained with the interface plugins (InterfaceTraining), in their namespace: it writes nftables.
+                    if (!netns.isEmpty() && !interfacesTrained) {
+                        interfacePlugins();
+                        interfacesTrained = true;
+                    }
+                    break;
                 case "dummy":
                 case "host-device":
                 case "ipvlan":

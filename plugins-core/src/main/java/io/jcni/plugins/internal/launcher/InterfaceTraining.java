@@ -11,9 +11,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The AOT training of the interface plugins (bridge, ptp): their real ADD, CHECK and DEL, so that the cache holds
- * their classes and the netlink paths they use (veth and bridge creation, batches, routes, sysctls in another
- * namespace, in-process IPAM delegation).
+ * The AOT training of the interface plugins (bridge, ptp) and of firewall: their real ADD, CHECK and DEL, so that the
+ * cache holds their classes and the netlink paths they use (veth and bridge creation, batches, routes, sysctls in
+ * another namespace, in-process IPAM delegation, nf_tables transactions for ipMasq, macspoofchk and firewall).
  *
  * <p>Nothing touches the build host: the whole run happens on a thread inside a fresh anonymous namespace that stands
  * in for the host (a plugin's "host" is the namespace of the thread it runs on), with a second one as the container.
@@ -65,8 +65,7 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         String ptp = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\",\"type\":\"ptp\",\"ipam\":" + ipam + "}";
         cycle("ptp", ptp, bin, "eth3");
         portmap(bin);
-        training.call("bridge", env("ADD", bin, "eth4"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-br\","
-                + "\"type\":\"bridge\",\"ipMasq\":true}", 1);
+        netfilter(bin, ipam);
         // An IPAM plugin that is not jcni's is exec'd: train that path too (process start, pipes, the JDK's logging of
         // process starts), with a script standing in for it.
         Path foreign = bin.resolve("aot-exec-ipam");
@@ -83,29 +82,61 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
      * route_localnet in the host), CHECK, GC, STATUS, DEL twice, and a refused configuration.
      */
     private void portmap(Path bin) {
-        String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\",\"type\":\"bridge\",\"bridge\":\"aot-br3\","
+        String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\",\"type\":\"bridge\",\"bridge\":\"aot-br4\","
                 + "\"isGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"10.99.3.5/24\","
                 + "\"gateway\":\"10.99.3.1\"},{\"address\":\"fd99:3::5/64\"}]}}";
-        training.call("bridge", env("ADD", bin, "eth6"), bridge, 0);
+        training.call("bridge", env("ADD", bin, "eth8"), bridge, 0);
         String portmap = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\",\"type\":\"portmap\","
                 + "\"conditionsV4\":[\"iifname != \\\"aot-x\\\"\"],\"runtimeConfig\":{\"portMappings\":["
                 + "{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
                 + "{\"hostPort\":5353,\"containerPort\":53,\"protocol\":\"UDP\",\"hostIP\":\"10.99.3.1\"},"
                 + "{\"hostPort\":8443,\"containerPort\":443,\"protocol\":\"sctp\",\"hostIP\":\"::\"}]}";
-        String prev = ",\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"eth6\",\"sandbox\":\""
+        String prev = ",\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"eth8\",\"sandbox\":\""
                 + containerPath + "\"}],\"ips\":[{\"interface\":0,\"address\":\"10.99.3.5/24\"},"
                 + "{\"interface\":0,\"address\":\"fd99:3::5/64\"}]}";
-        training.call("portmap", env("ADD", bin, "eth6"), portmap + prev + "}", 0);
-        training.call("portmap", env("CHECK", bin, "eth6"), portmap + prev + "}", 0);
+        training.call("portmap", env("ADD", bin, "eth8"), portmap + prev + "}", 0);
+        training.call("portmap", env("CHECK", bin, "eth8"), portmap + prev + "}", 0);
         training.call("portmap", env("GC", bin, ""), portmap + ",\"cni.dev/valid-attachments\":[{\"containerID\":"
-                + "\"jcni-aot-training\",\"ifname\":\"eth6\"}]}", 0);
+                + "\"jcni-aot-training\",\"ifname\":\"eth8\"}]}", 0);
         training.call("portmap", env("STATUS", bin, ""), portmap + "}", 0);
-        training.call("portmap", env("DEL", bin, "eth6"), portmap + "}", 0);
-        training.call("portmap", env("DEL", bin, "eth6"), portmap + "}", 0);
-        training.call("portmap", env("ADD", bin, "eth6"), "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\","
+        training.call("portmap", env("DEL", bin, "eth8"), portmap + "}", 0);
+        training.call("portmap", env("DEL", bin, "eth8"), portmap + "}", 0);
+        training.call("portmap", env("ADD", bin, "eth8"), "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\","
                 + "\"type\":\"portmap\",\"runtimeConfig\":{\"portMappings\":[{\"hostPort\":0,\"containerPort\":80,"
                 + "\"protocol\":\"tcp\"}]}" + prev + "}", 1);
-        training.call("bridge", env("DEL", bin, "eth6"), bridge, 0);
+        training.call("bridge", env("DEL", bin, "eth8"), bridge, 0);
+    }
+
+    /**
+     * The nf_tables paths: bridge with ipMasq, macspoofchk and hairpin, ptp with ipMasq (ADD, DEL twice, GC, STATUS),
+     * a refused backend; the firewall plugin's ADD, CHECK, DEL, GC and STATUS with an isolating policy, and its
+     * missing-prevResult error.
+     */
+    private void netfilter(Path bin, String ipam) {
+        String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-masq\",\"type\":\"bridge\",\"bridge\":"
+                + "\"aot-br3\",\"isGateway\":true,\"ipMasq\":true,\"macspoofchk\":true,\"hairpinMode\":true,"
+                + "\"ipam\":" + ipam + "}";
+        cycle("bridge", bridge, bin, "eth4");
+        training.call("bridge", env("GC", bin, "eth4"), bridge.substring(0, bridge.length() - 1)
+                + ",\"cni.dev/valid-attachments\":[]}", 0);
+        training.call("bridge", env("STATUS", bin, "eth4"), bridge, 0);
+        String ptp = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-ptp-masq\",\"type\":\"ptp\",\"ipMasq\":true,"
+                + "\"ipMasqBackend\":\"nftables\",\"ipam\":" + ipam + "}";
+        cycle("ptp", ptp, bin, "eth6");
+        training.call("ptp", env("ADD", bin, "eth7"), "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\","
+                + "\"type\":\"ptp\",\"ipMasq\":true,\"ipMasqBackend\":\"none\",\"ipam\":" + ipam + "}", 1);
+        String previous = "\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"aot-br3\"},"
+                + "{\"name\":\"eth0\",\"sandbox\":\"" + containerPath + "\"}],\"ips\":[{\"address\":"
+                + "\"10.99.3.5/24\",\"interface\":1},{\"address\":\"fd99:3::5/64\",\"interface\":1}]}";
+        String firewall = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-fw\",\"type\":\"firewall\",\"backend\":\"\","
+                + "\"ingressPolicy\":\"same-bridge\",";
+        training.call("firewall", env("ADD", bin, "eth0"), firewall + previous + "}", 0);
+        training.call("firewall", env("CHECK", bin, "eth0"), firewall + previous + "}", 0);
+        training.call("firewall", env("DEL", bin, "eth0"), firewall + previous + "}", 0);
+        training.call("firewall", env("DEL", bin, "eth0"), firewall + previous + "}", 0);
+        training.call("firewall", env("GC", bin, "eth0"), firewall + "\"cni.dev/valid-attachments\":[]}", 0);
+        training.call("firewall", env("STATUS", bin, "eth0"), firewall + "\"x\":0}", 0);
+        training.call("firewall", env("ADD", bin, "eth0"), firewall + "\"x\":0}", 1);
     }
 
     private void cycle(String type, String conf, Path bin, String ifName) {

@@ -2,8 +2,8 @@ package io.jcni.plugins.internal.main.bridge;
 
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.MacAddress;
+import io.jcni.plugins.internal.pkg.ip.IpMasq;
 import io.jcni.plugins.internal.pkg.ip.Macs;
-import io.jcni.plugins.internal.pkg.ns.NetErrors;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniArgs;
@@ -29,14 +29,16 @@ import java.util.TreeSet;
  * @param isGateway                 {@code isGateway}, or implied by {@code isDefaultGateway}
  * @param isDefaultGateway          {@code isDefaultGateway}
  * @param forceAddress              {@code forceAddress}: replace a different gateway address already on the bridge
- * @param ipMasq                    {@code ipMasq} (refused by ADD: see {@link #refuseUnsupported()})
+ * @param ipMasq                    {@code ipMasq}: masquerade from the container's addresses ({@code IpMasq}); its
+ *                                  {@code ipMasqBackend} is checked by ADD
  * @param mtu                       {@code mtu}, 0 for the kernel's default
  * @param hairpinMode               {@code hairpinMode}
  * @param promiscMode               {@code promiscMode} (on the bridge)
  * @param vlan                      {@code vlan}: the port's access VLAN, 0 for none
  * @param vlanTrunk                 the VLANs of {@code vlanTrunk}, sorted, no duplicates
  * @param preserveDefaultVlan       {@code preserveDefaultVlan}, default true
- * @param macSpoofCheck             {@code macspoofchk} (refused by ADD)
+ * @param macSpoofCheck             {@code macspoofchk}: drop frames from the container whose source MAC is not its
+ *                                  own ({@code SpoofCheck})
  * @param enableDad                 {@code enabledad}
  * @param disableContainerInterface {@code disableContainerInterface}: leave the container end down (no IPAM)
  * @param portIsolation             {@code portIsolation}: the host end is an isolated bridge port
@@ -82,12 +84,14 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
     }
 
     /**
-     * ADD's configuration: {@link #load} with the MAC overrides, and what jcni cannot do yet and an empty bridge name
-     * refused, all before any side effect.
+     * ADD's configuration: {@link #load} with the MAC overrides, an empty bridge name and an unknown
+     * {@code ipMasqBackend} refused, all before any side effect.
      */
     static BridgeConfig forAdd(CniRequest request) throws CniException {
         BridgeConfig conf = load(request, mac(request, request.config().node()));
-        conf.refuseUnsupported();
+        if (conf.ipMasq()) {
+            IpMasq.checkBackend(request.config());
+        }
         conf.requireBridgeName();
         Timing.phase("config");
         return conf;
@@ -144,19 +148,6 @@ record BridgeConfig(String bridge, boolean isGateway, boolean isDefaultGateway, 
                 flag(root, "preserveDefaultVlan", true), flag(root, "macspoofchk", false),
                 flag(root, "enabledad", false), disableContainerInterface, flag(root, "portIsolation", false), mac,
                 config.dns(), ipamType);
-    }
-
-    /**
-     * ADD refuses what jcni cannot do yet, before any side effect: masquerading and MAC spoof checking are netfilter
-     * rules, which jcni will write as nftables over netlink (never by exec'ing iptables or nft); until then code 2.
-     */
-    private void refuseUnsupported() throws CniException {
-        if (ipMasq) {
-            throw NetErrors.unsupported("ipMasq");
-        }
-        if (macSpoofCheck) {
-            throw NetErrors.unsupported("macspoofchk");
-        }
     }
 
     /**

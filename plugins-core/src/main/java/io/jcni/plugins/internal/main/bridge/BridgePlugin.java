@@ -12,6 +12,7 @@ import io.jcni.netlink.OperState;
 import io.jcni.plugins.internal.main.MainPlugin;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.GratuitousArp;
+import io.jcni.plugins.internal.pkg.ip.IpMasq;
 import io.jcni.plugins.internal.pkg.ip.Links;
 import io.jcni.plugins.internal.pkg.ip.NetSysctls;
 import io.jcni.plugins.internal.pkg.ip.Prefixes;
@@ -19,6 +20,8 @@ import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ip.VethPair;
 import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
+import io.jcni.plugins.internal.pkg.link.SpoofCheck;
+import io.jcni.plugins.internal.pkg.nft.NftSteps;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetBatch;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
@@ -46,22 +49,28 @@ import java.util.Optional;
  *
  * <p>ADD: the bridge (created if missing: up, {@code accept_ra=0}, promiscuous if asked), the veth pair (host end
  * {@code veth<8 hex>} with {@code accept_ra=0}, port of the bridge with the hairpin, isolation and VLAN settings; the
- * container end CNI_IFNAME), then with IPAM: the addresses and routes in the container ({@code accept_dad=0} unless
- * {@code enabledad}, {@code arp_notify=1}), with {@code isGateway} the gateway address on the bridge and IP
- * forwarding, with {@code isDefaultGateway} a default route per family; once the port forwards, a gratuitous ARP for
+ * container end CNI_IFNAME), with {@code macspoofchk} the spoof check of the port ({@link SpoofCheck}), then with IPAM:
+ * the addresses and routes in the container ({@code accept_dad=0} unless {@code enabledad}, {@code arp_notify=1}), with
+ * {@code isGateway} the gateway address on the bridge and IP forwarding, with {@code isDefaultGateway} a default route
+ * per family, with {@code ipMasq} the masquerade rules of the addresses ({@link IpMasq}: nftables over netlink, one
+ * transaction, Go's layout); once the port forwards, a gratuitous ARP for
  * the container's IPv4 addresses ({@link GratuitousArp}). Result interfaces: bridge, host
  * veth, container veth (the IPs point at index 2). Every side effect registers its undo at once; shared state (the
  * bridge, its gateway address, forwarding, its sysctls) is undone only if this ADD changed it and, for the bridge and
  * its address, only while no other port is on the bridge.
  *
- * <p>DEL deletes the container's interface (and so the veth pair), then releases IPAM. When the namespace is gone but
+ * <p>DEL deletes the container's interface (and so the veth pair), releases IPAM, then removes the spoof check and the
+ * masquerade rules of the attachment (found by name and comment, so also when the namespace is gone). When the namespace is gone but
  * the host end survived (the namespace file was unmounted while something still holds the namespace), the host end
  * named in prevResult is deleted if it is still a veth on this bridge. Anything already gone is success. IPAM is
  * released except when deleting the interface failed for another reason: then the error is returned and the
  * addresses stay reserved, so that a retried DEL finishes the job without the address being handed out twice.
  *
  * <p>CHECK: the bridge (type, MAC, promiscuous mode), the container veth, the host veth (peer of the container's,
- * port of the bridge, MAC, hairpin and isolation as configured), then the addresses and routes in the container.
+ * port of the bridge, MAC, hairpin and isolation as configured), the addresses and routes in the container, then
+ * the attachment's spoof-check and masquerade rules (jcni's addition: Go's CHECK reads no netfilter rule). GC also
+ * collects the masquerade rules of attachments no longer valid; STATUS is code 50 without nf_tables when
+ * {@code ipMasq} or {@code macspoofchk} needs it.
  */
 public final class BridgePlugin implements MainPlugin {
     /** Go's wait for the host end to be operationally up: sleeps before each look, in ms. */
@@ -80,6 +89,10 @@ public final class BridgePlugin implements MainPlugin {
             Link bridge = ensureBridge(host, conf, rollback);
             VethPair veth = VethPair.create(host, container, request.ifName(), conf.mtu(), conf.mac(), rollback);
             attachPort(host, bridge, veth.host(), conf.containerPort());
+            if (conf.macSpoofCheck()) {
+                SpoofCheck.of(request.containerId(), request.ifName()).setup(host, veth.host().name(),
+                        veth.container().address(), rollback);
+            }
             List<Interface> interfaces = new ArrayList<>(List.of(Links.describe(bridge, ""),
                     Links.describe(veth.host(), ""), Links.describe(veth.container(), request.netns())));
             Result addressing = new Result(interfaces, List.of(), List.of(), Dns.EMPTY);
@@ -91,6 +104,10 @@ public final class BridgePlugin implements MainPlugin {
                     if (vlanGateway.isPresent()) {
                         interfaces.add(Links.describe(vlanGateway.get(), ""));
                     }
+                }
+                if (conf.ipMasq()) {
+                    IpMasq.setup(host, IpMasq.addresses(addressing.ips()), request.config().name(),
+                            request.ifName(), request.containerId(), rollback);
                 }
             } else if (!conf.disableContainerInterface()) {
                 setUp(container, veth.container());
@@ -556,6 +573,28 @@ public final class BridgePlugin implements MainPlugin {
         if (conf.layer3()) {
             request.ipam().del();
         }
+        if (conf.macSpoofCheck() || conf.layer3() && conf.ipMasq()) {
+            try (Namespace host = Namespace.host()) {
+                if (conf.macSpoofCheck()) {
+                    tearDownSpoofCheck(request, host);
+                }
+                if (conf.layer3() && conf.ipMasq()) {
+                    IpMasq.teardown(host, request.config().name(), request.ifName(), request.containerId());
+                }
+            }
+        }
+    }
+
+    /**
+     * The spoof check's chains go by their names, the attachment's (unlike Go, also when the namespace is gone); as
+     * Go's, a failure is logged and does not fail DEL (the rules of a vanished port match nothing).
+     */
+    private static void tearDownSpoofCheck(CniRequest request, Namespace host) {
+        try {
+            SpoofCheck.of(request.containerId(), request.ifName()).teardown(host);
+        } catch (CniException e) {
+            request.log().warn("spoofcheck/teardown: " + e.error().msg());
+        }
     }
 
     /** A veth whose master is the bridge (looked up by name: no bridge, no host end of ours). */
@@ -585,11 +624,58 @@ public final class BridgePlugin implements MainPlugin {
             Link bridge = checkBridge(host, result, conf);
             Link contVeth = Checks.containerVeth(container,
                     PrevResults.containerInterface(result, request.ifName(), netns), request.ifName(), netns);
-            checkHostVeth(host, result, conf, bridge, contVeth);
+            Link hostVeth = checkHostVeth(host, result, conf, bridge, contVeth);
             if (!conf.disableContainerInterface()) {
                 Checks.addressing(container, result, request.ifName());
             }
+            if (conf.macSpoofCheck()) {
+                SpoofCheck.of(request.containerId(), request.ifName()).check(host, hostVeth.name(),
+                        contVeth.address());
+            }
+            if (conf.layer3() && conf.ipMasq()) {
+                IpMasq.check(host, IpMasq.addresses(result.ips()), request.config().name(), request.ifName(),
+                        request.containerId());
+            }
         }
+    }
+
+    // ---- GC, STATUS ------------------------------------------------------------------------------------------
+
+    /**
+     * GC: IPAM's, and with {@code ipMasq} the masquerade rules of this network's attachments that are not valid any
+     * more ({@link IpMasq#gc}). Both run; the first failure is reported. (Go's bridge has no GC yet.)
+     */
+    @Override
+    public void gc(CniRequest request) throws CniException {
+        BridgeConfig conf = BridgeConfig.load(request);
+        CniException failure = null;
+        try {
+            IpamDelegation.gc(request);
+        } catch (CniException e) {
+            failure = e;
+        }
+        if (conf.layer3() && conf.ipMasq()) {
+            try (Namespace host = Namespace.host()) {
+                IpMasq.gc(host, request);
+            } catch (CniException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** STATUS: code 50 without nf_tables when {@code ipMasq} or {@code macspoofchk} needs it; then IPAM's. */
+    @Override
+    public void status(CniRequest request) throws CniException {
+        BridgeConfig conf = BridgeConfig.load(request);
+        if (conf.ipMasq() || conf.macSpoofCheck()) {
+            try (Namespace host = Namespace.host()) {
+                NftSteps.requireAvailable(host, "bridge");
+            }
+        }
+        IpamDelegation.status(request);
     }
 
     private static Link checkBridge(Namespace host, Result result, BridgeConfig conf) throws CniException {
@@ -624,7 +710,7 @@ public final class BridgePlugin implements MainPlugin {
     }
 
     /** The host end: the recorded interface that is the container veth's peer and a port of the bridge. */
-    private static void checkHostVeth(Namespace host, Result result, BridgeConfig conf, Link bridge, Link contVeth)
+    private static Link checkHostVeth(Namespace host, Result result, BridgeConfig conf, Link bridge, Link contVeth)
             throws CniException {
         for (Interface recorded : result.interfaces()) {
             if (!recorded.sandbox().isEmpty() || recorded.name().equals(conf.bridge())) {
@@ -656,7 +742,7 @@ public final class BridgePlugin implements MainPlugin {
                             "Interface " + recorded.name() + " is not an isolated bridge port");
                 }
             }
-            return;
+            return link;
         }
         throw new CniException(CniError.INTERNAL, "CNI veth created for bridge " + conf.bridge() + " was not found");
     }

@@ -6,6 +6,7 @@ import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.Scope;
 import io.jcni.plugins.internal.main.MainPlugin;
 import io.jcni.plugins.internal.pkg.ip.Checks;
+import io.jcni.plugins.internal.pkg.ip.IpMasq;
 import io.jcni.plugins.internal.pkg.ip.Links;
 import io.jcni.plugins.internal.pkg.ip.NetSysctls;
 import io.jcni.plugins.internal.pkg.ip.Prefixes;
@@ -13,6 +14,7 @@ import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ip.VethPair;
 import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
+import io.jcni.plugins.internal.pkg.nft.NftSteps;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.NetBatch;
 import io.jcni.plugins.internal.pkg.ns.NetErrors;
@@ -36,27 +38,28 @@ import java.util.Optional;
 /**
  * The {@code ptp} plugin: a veth pair per container and host routes, no bridge, as Go's {@code ptp}.
  *
- * <p>Configuration: {@code mtu} (0: the kernel's default), {@code ipMasq} (true is refused with code 2 until jcni
- * writes nftables rules over netlink), {@code dns} (replaces IPAM's when set), {@code ipam} (required).
+ * <p>Configuration: {@code mtu} (0: the kernel's default), {@code ipMasq} with {@code ipMasqBackend} (masquerade from
+ * the container's addresses: {@link IpMasq}), {@code dns} (replaces IPAM's when set), {@code ipam} (required).
  *
  * <p>ADD: IP forwarding for the families IPAM returned (undone if this ADD changed it and fails), the veth pair, the
  * IPAM result on the container end; then, per address, the container's prefix route is replaced so that everything
  * goes through the gateway ({@code GW/32 dev IF scope link src IP} and {@code NET via GW src IP}), and the host end
- * gets {@code GW/32} (or {@code /128}) and a host route to the container's address. Result interfaces: host veth,
- * container veth (the IPs point at index 1).
+ * gets {@code GW/32} (or {@code /128}) and a host route to the container's address; with {@code ipMasq} the
+ * masquerade rules of the addresses. Result interfaces: host veth, container veth (the IPs point at index 1).
  *
  * <p>DEL and CHECK as the bridge plugin's, without a bridge: a surviving host end of a vanished namespace is
- * recognized by holding the recorded gateway addresses.
+ * recognized by holding the recorded gateway addresses. With {@code ipMasq}, DEL removes the attachment's masquerade
+ * rules, CHECK requires them, GC collects those of attachments no longer valid, STATUS is code 50 without nf_tables.
  */
 public final class PtpPlugin implements MainPlugin {
 
     /** The configuration (Go's {@code NetConf}). */
     record Config(int mtu, boolean ipMasq, Dns dns, String ipamType) {
-        /** ADD's configuration: {@link #load}, and {@code ipMasq} refused before any side effect. */
+        /** ADD's configuration: {@link #load}, and an unknown {@code ipMasqBackend} refused before any side effect. */
         static Config forAdd(CniRequest request) throws CniException {
             Config conf = load(request);
             if (conf.ipMasq()) {
-                throw NetErrors.unsupported("ipMasq");
+                IpMasq.checkBackend(request.config());
             }
             Timing.phase("config");
             return conf;
@@ -89,6 +92,10 @@ public final class PtpPlugin implements MainPlugin {
                     request.log());
             routeThroughGateway(container, contVeth, result.ips());
             configureHostEnd(host, veth.host(), result.ips());
+            if (conf.ipMasq()) {
+                IpMasq.setup(host, IpMasq.addresses(result.ips()), request.config().name(), request.ifName(),
+                        request.containerId(), request.rollback());
+            }
             return conf.dns().isEmpty() ? result : result.withDns(conf.dns());
         }
     }
@@ -173,6 +180,11 @@ public final class PtpPlugin implements MainPlugin {
         if (!request.config().ipamType().isEmpty()) {
             request.ipam().del();
         }
+        if (request.config().node().bool("ipMasq").orElse(false)) {
+            try (Namespace host = Namespace.host()) {
+                IpMasq.teardown(host, request.config().name(), request.ifName(), request.containerId());
+            }
+        }
     }
 
     /** A veth that holds one of the recorded gateways as an address. */
@@ -196,7 +208,7 @@ public final class PtpPlugin implements MainPlugin {
 
     @Override
     public void check(CniRequest request) throws CniException {
-        Config.load(request);
+        Config conf = Config.load(request);
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
             Result result = IpamDelegation.checkThenPrevResult(request);
@@ -205,7 +217,47 @@ public final class PtpPlugin implements MainPlugin {
                     request.netns());
             Checks.addressing(container, result, request.ifName());
             checkHostEnd(host, result, contVeth);
+            if (conf.ipMasq()) {
+                IpMasq.check(host, IpMasq.addresses(result.ips()), request.config().name(), request.ifName(),
+                        request.containerId());
+            }
         }
+    }
+
+    // ---- GC, STATUS ------------------------------------------------------------------------------------------
+
+    /** GC: IPAM's, and with {@code ipMasq} the masquerade rules of attachments no longer valid; both run. */
+    @Override
+    public void gc(CniRequest request) throws CniException {
+        Config conf = Config.load(request);
+        CniException failure = null;
+        try {
+            IpamDelegation.gc(request);
+        } catch (CniException e) {
+            failure = e;
+        }
+        if (conf.ipMasq()) {
+            try (Namespace host = Namespace.host()) {
+                IpMasq.gc(host, request);
+            } catch (CniException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** STATUS: code 50 without nf_tables when {@code ipMasq} needs it; then IPAM's. */
+    @Override
+    public void status(CniRequest request) throws CniException {
+        Config conf = Config.load(request);
+        if (conf.ipMasq()) {
+            try (Namespace host = Namespace.host()) {
+                NftSteps.requireAvailable(host, "ptp");
+            }
+        }
+        IpamDelegation.status(request);
     }
 
     /** The host end (jcni's addition to Go's CHECK): the container veth's peer, holding every gateway as /32. */

@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal.pkg.nft;
 
 import io.jcni.netlink.KernelException;
+import io.jcni.netlink.nft.Chain;
 import io.jcni.netlink.nft.NftablesHandle;
 import io.jcni.netlink.nft.Rule;
 import io.jcni.netlink.nft.TableFamily;
@@ -119,6 +120,48 @@ public final class NftSteps {
         }
         delete(tx, left);
         commit(tx, what);
+    }
+
+    /**
+     * Removes {@code table} if nothing but a plugin's own scaffolding is left in it: every chain is one of
+     * {@code chains} and every rule's comment one of {@code scaffolding} ("" stands for a rule without comment). Then,
+     * in one transaction: those rules by handle, each chain "if empty", the table "if empty" ({@code NLM_F_NONREC}).
+     * If anything appeared since it was read (a concurrent ADD's rule or chain, a re-flushed chain), the kernel
+     * refuses the whole transaction and the table stays as it is: a concurrent ADD never loses its rules. Returns
+     * whether the table was removed; a table that is already gone is not.
+     */
+    public static boolean removeTableIfUnused(NftablesHandle nft, TableFamily family, String table,
+            List<String> chains, java.util.Set<String> scaffolding) {
+        if (!tableExists(nft, family, table)) {
+            return false;
+        }
+        List<Chain> present = nft.chains(family, table);
+        for (Chain chain : present) {
+            if (!chains.contains(chain.name())) {
+                return false;
+            }
+        }
+        List<Rule> rules = nft.rules(family, table);
+        for (Rule rule : rules) {
+            if (!scaffolding.contains(rule.comment() == null ? "" : rule.comment())) {
+                return false;
+            }
+        }
+        Transaction tx = nft.transaction();
+        delete(tx, rules);
+        for (Chain chain : present) {
+            tx.deleteChainIfEmpty(family, table, chain.name());
+        }
+        tx.deleteTableIfEmpty(family, table);
+        try {
+            tx.commit();
+            return true;
+        } catch (KernelException e) {
+            if (!e.isNotFound() && e.kind() != KernelException.Kind.BUSY) {
+                throw e;
+            }
+            return false; // something changed meanwhile (a concurrent ADD): the table is in use, leave it
+        }
     }
 
     /** Reads the rules a {@link #deleteAll} deletes, again. */

@@ -1,11 +1,6 @@
 package io.jcni.plugins.internal.pkg.nft;
 
-import io.jcni.netlink.KernelException;
-import io.jcni.netlink.nft.Chain;
-import io.jcni.netlink.nft.NftablesHandle;
-import io.jcni.netlink.nft.Rule;
 import io.jcni.netlink.nft.TableFamily;
-import io.jcni.netlink.nft.Transaction;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
 import io.jcni.plugins.internal.pkg.ns.Undos;
 import java.util.List;
@@ -39,18 +34,15 @@ public final class NftUndos {
         }
 
         @Override
-        protected boolean tolerates(KernelException e) {
+        protected boolean tolerates(io.jcni.netlink.KernelException e) {
             return e.isNotFound();
         }
     }
 
     /**
      * Removes a table that the failed ADD created, with its chains, if nothing but the plugin's own scaffolding is in
-     * it: every rule's comment is one of {@code scaffolding} ("" stands for a rule without comment) and every chain
-     * is one of {@code chains}. Then, in one transaction: those rules by handle, each chain "if empty", the table "if
-     * empty" ({@code NLM_F_NONREC}). If anything appeared in between (a concurrent ADD's rule or chain) the kernel
-     * refuses the whole transaction and the table stays as an ADD leaves it, which is harmless. Runs after
-     * {@link DeleteTaggedRules} (registered before it, as rollbacks run newest first).
+     * it ({@link NftSteps#removeTableIfUnused}). Runs after {@link DeleteTaggedRules} (registered before it, as
+     * rollbacks run newest first).
      */
     public static final class RemoveTableIfUnused extends Undos.InNamespace {
         private final TableFamily family;
@@ -70,36 +62,7 @@ public final class NftUndos {
 
         @Override
         protected void apply(Namespace open) {
-            NftablesHandle nft = open.nft();
-            if (!NftSteps.tableExists(nft, family, table)) {
-                return;
-            }
-            List<Chain> present = nft.chains(family, table);
-            for (Chain chain : present) {
-                if (!chains.contains(chain.name())) {
-                    return;
-                }
-            }
-            List<Rule> rules = nft.rules(family, table);
-            for (Rule rule : rules) {
-                if (!scaffolding.contains(rule.comment() == null ? "" : rule.comment())) {
-                    return;
-                }
-            }
-            Transaction tx = nft.transaction();
-            NftSteps.delete(tx, rules);
-            for (Chain chain : present) {
-                tx.deleteChainIfEmpty(family, table, chain.name());
-            }
-            tx.deleteTableIfEmpty(family, table);
-            try {
-                tx.commit();
-            } catch (KernelException e) {
-                if (!e.isNotFound() && e.kind() != KernelException.Kind.BUSY) {
-                    throw e;
-                }
-                // Something changed meanwhile (a concurrent ADD): the table is in use, leave it.
-            }
+            NftSteps.removeTableIfUnused(open.nft(), family, table, chains, scaffolding);
         }
     }
 }

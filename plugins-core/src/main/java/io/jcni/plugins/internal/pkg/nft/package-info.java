@@ -26,7 +26,12 @@
  *   <li><b>STATUS</b> answers code 50 when the kernel has no nf_tables
  *   ({@link io.jcni.plugins.internal.pkg.nft.NftSteps#requireAvailable}).</li>
  * </ul>
- * Tables and base chains stay after the last attachment's DEL, as Go's backends leave theirs: removing them would
- * race with a concurrent ADD.
+ * <b>ipMasq's DEL</b> also removes its table once no attachment's rule is left in it
+ * ({@link io.jcni.plugins.internal.pkg.nft.NftSteps#removeTableIfUnused}: one transaction of "if empty" deletes, which
+ * the kernel refuses when a concurrent ADD, Go's or jcni's, put anything there meanwhile), so the last DEL leaves no
+ * table where Go leaves one. ipMasq's ADD can afford it: it rebuilds its base chain in its own transaction. The
+ * firewall's table and macspoofchk's {@code bridge nat} (a name ebtables-nft uses too) stay after the last DEL, as
+ * Go's chains do: the firewall's ADD adds its jumps only when they are missing (Go's {@code InsertUnique}), so a
+ * table removed between its read and its commit would come back without them.
  */
 package io.jcni.plugins.internal.pkg.nft;

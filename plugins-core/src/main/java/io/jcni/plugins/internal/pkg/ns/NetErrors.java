@@ -23,16 +23,6 @@ public final class NetErrors {
         return new CniException(code, what + ": " + e.getMessage(), hint(e));
     }
 
-    /**
-     * A configuration key asking for netfilter rules (masquerading, MAC spoof checking), refused with code 2 before
-     * any side effect: jcni writes netfilter rules as nftables over netlink only, and that support is not there yet.
-     */
-    public static CniException unsupported(String key) {
-        return new CniException(CniError.UNSUPPORTED_FIELD, key + ": true is not supported yet",
-                "jcni sets up netfilter rules with nftables over netlink only, and that support is not there yet;"
-                        + " set " + key + " to false (or remove it) to use this plugin");
-    }
-
     /** What usually causes a failure of this kind, for the error's details ("" when nothing useful can be said). */
     static String hint(KernelException e) {
         switch (e.kind()) {

@@ -18,10 +18,18 @@ class PtpConfigTest {
     }
 
     @Test
-    void ipMasqIsRefusedAsUnsupported() throws Exception {
-        CniError error = addError(",\"ipMasq\":true,\"ipam\":{\"type\":\"host-local\"}");
-        assertThat(error.code()).isEqualTo(CniError.UNSUPPORTED_FIELD);
-        assertThat(error.msg()).isEqualTo("ipMasq: true is not supported yet");
+    void anUnknownIpMasqBackendIsRefusedAsGoRefusesIt() throws Exception {
+        CniError error = addError(",\"ipMasq\":true,\"ipMasqBackend\":\"pf\",\"ipam\":{\"type\":\"host-local\"}");
+        assertThat(error.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+        assertThat(error.msg()).isEqualTo("unknown ipmasq backend \"pf\"");
+    }
+
+    @Test
+    void ipMasqWithAKnownBackendGetsPastTheConfiguration() throws Exception {
+        for (String backend : new String[] {"", ",\"ipMasqBackend\":\"iptables\"", ",\"ipMasqBackend\":\"nftables\""}) {
+            CniError error = addError(",\"ipMasq\":true" + backend + ",\"ipam\":{\"type\":\"host-local\"}");
+            assertThat(error.code()).as(backend).isEqualTo(CniError.INVALID_NETNS);
+        }
     }
 
     @Test

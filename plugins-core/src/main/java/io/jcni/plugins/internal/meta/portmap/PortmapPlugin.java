@@ -53,14 +53,15 @@ import java.util.Set;
  * jcni's.
  *
  * <p>DEL: with no port mappings in the configuration, nothing (as Go); else this attachment's rules in both families,
- * by handle, in one transaction (re-read and retried once if a concurrent DEL removed some). Tables and chains stay,
- * as Go leaves them. Idempotent; the configuration is not validated beyond that (a DEL must succeed for a
- * configuration an ADD refused).
+ * by handle, in one transaction (re-read and retried once if a concurrent DEL removed some); then each table that
+ * holds nothing but the scaffolding is removed (Go leaves its tables; jcni's ipMasq removes its own the same way), so
+ * the last DEL leaves the node's ruleset as it was. Idempotent; the configuration is not validated beyond that (a DEL
+ * must succeed for a configuration an ADD refused).
  *
  * <p>CHECK: every rule ADD would write is there (expressions compared), and the entry rules lead to them.
  *
- * <p>GC: rules of this network whose attachment is not in {@code cni.dev/valid-attachments} are removed; rules tagged
- * Go's way name no network and are left alone. STATUS: code 50 without nf_tables.
+ * <p>GC: rules of this network whose attachment is not in {@code cni.dev/valid-attachments} are removed (and the
+ * tables, as by DEL, if nothing is left); rules tagged Go's way name no network and are left alone. STATUS: code 50 without nf_tables.
  *
  * <p>Differences from Go, deliberate: a mapping whose {@code hostIP} family the container has no address of is code 7
  * (Go publishes nothing and says nothing); ports above 65535 are code 7 before anything is written; missing
@@ -135,7 +136,8 @@ public final class PortmapPlugin implements CniPlugin {
         NftSteps.commit(tx, "unable to set up nftables rules for port mappings");
         for (TableFamily f : created) {
             rollback.onFailure("remove table " + f.nftName() + " " + HostportTable.TABLE + " if unused",
-                    new NftUndos.RemoveTableIfUnused(host, f, HostportTable.TABLE, HostportTable.CHAINS, Set.of("")));
+                    new NftUndos.RemoveTableIfUnused(host, f, HostportTable.TABLE, HostportTable.CHAINS,
+                            SCAFFOLDING));
         }
         for (Boolean ipv6 : families) {
             TableFamily f = HostportTable.family(ipv6);
@@ -182,6 +184,7 @@ public final class PortmapPlugin implements CniPlugin {
         try (Namespace host = Namespace.host()) {
             NftablesHandle nft = host.nft();
             NftSteps.deleteAll(nft, attachment.rules(nft), attachment, "error deleting nftables rules");
+            removeTablesIfUnused(nft);
         } catch (KernelException e) {
             if (e.kind() == KernelException.Kind.NOT_SUPPORTED) {
                 return; // no nf_tables: no rules to delete
@@ -189,6 +192,21 @@ public final class PortmapPlugin implements CniPlugin {
             throw NetErrors.failure("error deleting nftables rules", e);
         }
     }
+
+    /**
+     * The last attachment's DEL (or a GC that removed the last rules) takes the tables away, as ipMasq's does: each is
+     * removed, in one transaction of "if empty" deletes, when nothing but the scaffolding (rules without comment, the
+     * chains of {@link HostportTable#CHAINS}) is left in it; the kernel refuses that transaction, and the table stays,
+     * if a concurrent ADD put a rule there meanwhile.
+     */
+    private static void removeTablesIfUnused(NftablesHandle nft) {
+        for (TableFamily f : new TableFamily[] {TableFamily.IP, TableFamily.IP6}) {
+            NftSteps.removeTableIfUnused(nft, f, HostportTable.TABLE, HostportTable.CHAINS, SCAFFOLDING);
+        }
+    }
+
+    /** The comments of rules that are no attachment's: none. */
+    private static final Set<String> SCAFFOLDING = Set.of("");
 
     /**
      * The rules of one attachment in both tables: tagged with its comment, or with {@code goTag} (the container ID,
@@ -336,6 +354,7 @@ public final class PortmapPlugin implements CniPlugin {
         try (Namespace host = Namespace.host()) {
             NftablesHandle nft = host.nft();
             NftSteps.deleteAll(nft, stale.rules(nft), stale, "error deleting stale nftables rules");
+            removeTablesIfUnused(nft);
         } catch (KernelException e) {
             if (e.kind() == KernelException.Kind.NOT_SUPPORTED) {
                 return;

@@ -7,6 +7,7 @@ import io.jcni.netlink.nft.Rule;
 import io.jcni.netlink.nft.Table;
 import io.jcni.netlink.nft.TableFamily;
 import io.jcni.netlink.nft.Transaction;
+import io.jcni.spec.IpPrefix;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -24,11 +25,18 @@ import java.util.List;
  *                                 [CONDITIONS] fib daddr type local jump hostports_all }
  * chain output_after_dstnat     { type nat hook output priority dstnat + 1;  (the same rule) }
  * chain masquerading { type nat hook postrouting priority srcnat;            (with snat only)
- *     ip saddr CONTAINER ip daddr CONTAINER masquerade comment "TAG"       (hairpin)
- *     ip saddr 127.0.0.1 ip daddr CONTAINER masquerade comment "TAG" }    (localhost, IPv4 only)
+ *     ip saddr SUBNET ip daddr CONTAINER masquerade comment "TAG"          (hairpin; masqAll: 0.0.0.0/0)
+ *     ip saddr 127.0.0.1 ip daddr CONTAINER masquerade comment "TAG" }    (localhost, IPv4, not with masqAll)
  * </pre>
  * {@code hostports_all} and the entry chains are flushed and refilled by every ADD, as Go does (the last ADD's
  * conditions hold for all); rules are appended, never inserted.
+ *
+ * <p><b>What is masqueraded.</b> Go's nftables backend masquerades connections to the container's published ports
+ * that come from the container itself ({@code ip saddr CONTAINER}); its iptables backend, the one Debian's 1.1.1 and
+ * podman's stock network use, from the container's whole subnet ({@code -s 10.88.0.5/16}), so that another container
+ * on the same bridge reaching this one through a published port gets its answers back through the host. jcni
+ * masquerades the subnet, as the iptables backend (a test compares the two on the same traffic); {@code masqAll}
+ * (Go 1.9) masquerades every source, without the localhost rule, as Go's does.
  *
  * <p><b>Why the entry chains differ from Go's.</b> CVE-2019-9946: portmap put its jump at the top of the iptables nat
  * chains, so host ports overrode rules meant to win, such as Kubernetes' service rules; Go's fix appends it, so every
@@ -67,14 +75,16 @@ final class HostportTable {
     /** The chains that hold an attachment's rules (Go's DEL looks in these three). */
     static final List<String> TAGGED_CHAINS = List.of(HOSTPORTS, HOSTIP_HOSTPORTS, MASQUERADING);
 
-    private static final InetAddress LOCALHOST = localhost();
+    private static final InetAddress LOCALHOST = address(new byte[] {127, 0, 0, 1});
+    private static final InetAddress ANY_V4 = address(new byte[4]);
+    private static final InetAddress ANY_V6 = address(new byte[16]);
 
     private HostportTable() {
     }
 
-    private static InetAddress localhost() {
+    private static InetAddress address(byte[] bytes) {
         try {
-            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+            return InetAddress.getByAddress(bytes);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }
@@ -139,9 +149,10 @@ final class HostportTable {
             rules.add(Rule.of(f, TABLE, HOSTPORTS, exprs.toList(), tag));
         }
         if (config.snat()) {
-            rules.add(Rule.of(f, TABLE, MASQUERADING, Exprs.in(f).saddr(container).daddr(container).masquerade()
-                    .toList(), tag));
-            if (!ipv6) {
+            IpPrefix from = config.masqAll() ? new IpPrefix(ipv6 ? ANY_V6 : ANY_V4, 0) : config.subnet(ipv6);
+            rules.add(Rule.of(f, TABLE, MASQUERADING, Exprs.in(f).saddr(from.address(), from.prefixLength())
+                    .daddr(container).masquerade().toList(), tag));
+            if (!ipv6 && !config.masqAll()) {
                 rules.add(Rule.of(f, TABLE, MASQUERADING, Exprs.in(f).saddr(LOCALHOST).daddr(container)
                         .masquerade().toList(), tag));
             }

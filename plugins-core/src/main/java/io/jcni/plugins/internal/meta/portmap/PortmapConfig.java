@@ -8,6 +8,7 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
 import io.jcni.spec.IpText;
 import io.jcni.spec.Result;
 import java.net.Inet4Address;
@@ -25,21 +26,26 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code backend}: absent or {@code "nftables"}; {@code "iptables"} is code 2 (jcni writes no iptables rules),
  *   anything else code 7 as Go's {@code unrecognized backend}.</li>
- *   <li>{@code snat}: hairpin and localhost connections are masqueraded (Go's nftables rules), and
- *   {@code route_localnet} is set on the host interface routing to the container.</li>
+ *   <li>{@code snat}: hairpin and localhost connections are masqueraded, and {@code route_localnet} is set on the
+ *   host interface routing to the container; {@code masqAll} (Go 1.9) masquerades every connection to a published
+ *   port (see {@link HostportTable}).</li>
  *   <li>{@code markMasqBit}: checked as Go checks it, then unused, as in Go's nftables backend: nftables masquerades
  *   hairpin and localhost traffic by address, not by a mark bit.</li>
  *   <li>{@code externalSetMarkChain}: an iptables chain; code 2, as Go refuses it under nftables.</li>
  *   <li>{@code conditionsV4}/{@code conditionsV6}: see {@link Conditions}; iptables conditions are code 2.</li>
  * </ul>
  *
+ * @param masqAll masquerade every connection to the container through a published port (Go 1.9's
+ *     {@code masqAll}), not only those from its own subnet and from 127.0.0.1
  * @param containerV4 the container's IPv4 address to forward to, or null
  * @param containerV6 the container's IPv6 address, or null
+ * @param subnetV4 the prefix {@code containerV4} came with in the result ({@code 10.88.0.5/16}), or null
+ * @param subnetV6 the same for {@code containerV6}
  * @param prevResult the previous plugin's result, passed on by ADD; null when the configuration has none
  */
-record PortmapConfig(String network, boolean snat, int markMasqBit, Conditions conditionsV4,
+record PortmapConfig(String network, boolean snat, boolean masqAll, int markMasqBit, Conditions conditionsV4,
         Conditions conditionsV6, List<PortMapping> mappings, InetAddress containerV4, InetAddress containerV6,
-        CniResult prevResult) {
+        IpPrefix subnetV4, IpPrefix subnetV6, CniResult prevResult) {
 
     /** Go's {@code DefaultMarkBit}: Kubernetes uses 14 and 15, Calico 20-31. */
     static final int DEFAULT_MARK_BIT = 13;
@@ -48,6 +54,7 @@ record PortmapConfig(String network, boolean snat, int markMasqBit, Conditions c
     static PortmapConfig load(CniRequest request) throws CniException {
         ConfigNode root = request.config().node();
         boolean snat = root.bool("snat").orElse(true);
+        boolean masqAll = root.bool("masqAll").orElse(false);
         Optional<Long> markBit = root.integer("markMasqBit", Long.MIN_VALUE, Long.MAX_VALUE);
         boolean externalChain = root.string("externalSetMarkChain").isPresent();
         if (markBit.isPresent() && externalChain) {
@@ -66,8 +73,8 @@ record PortmapConfig(String network, boolean snat, int markMasqBit, Conditions c
         Conditions conditionsV6 = Conditions.parse("conditionsV6", v6, true);
 
         Optional<Result> previous = PrevResults.find(request);
-        InetAddress ipv4 = null;
-        InetAddress ipv6 = null;
+        IpPrefix ipv4 = null;
+        IpPrefix ipv6 = null;
         if (previous.isPresent()) {
             Result result = previous.get();
             for (IpConfig ip : result.ips()) {
@@ -80,17 +87,19 @@ record PortmapConfig(String network, boolean snat, int markMasqBit, Conditions c
                     continue;
                 }
                 if (isV4) {
-                    ipv4 = ip.address().address();
+                    ipv4 = ip.address();
                 } else {
-                    ipv6 = ip.address().address();
+                    ipv6 = ip.address();
                 }
             }
             for (PortMapping m : mappings) {
                 requireFamily(m, ipv4, ipv6);
             }
         }
-        return new PortmapConfig(request.config().name(), snat, bit, conditionsV4, conditionsV6, mappings, ipv4,
-                ipv6, request.config().prevResult().orElse(null));
+        return new PortmapConfig(request.config().name(), snat, masqAll, bit, conditionsV4, conditionsV6, mappings,
+                ipv4 == null ? null : ipv4.address(), ipv6 == null ? null : ipv6.address(),
+                ipv4 == null ? null : ipv4.masked(), ipv6 == null ? null : ipv6.masked(),
+                request.config().prevResult().orElse(null));
     }
 
     /**
@@ -157,7 +166,7 @@ record PortmapConfig(String network, boolean snat, int markMasqBit, Conditions c
      * A mapping limited to a host address must have a container address of the same family to go to. Go drops it
      * silently (the port is then published nowhere); jcni refuses the configuration.
      */
-    private static void requireFamily(PortMapping m, InetAddress ipv4, InetAddress ipv6) throws CniException {
+    private static void requireFamily(PortMapping m, IpPrefix ipv4, IpPrefix ipv6) throws CniException {
         if (m.hostIp() == null) {
             return;
         }
@@ -179,6 +188,11 @@ record PortmapConfig(String network, boolean snat, int markMasqBit, Conditions c
     /** The container's address of the family, or null. */
     InetAddress container(boolean ipv6) {
         return ipv6 ? containerV6 : containerV4;
+    }
+
+    /** The container's subnet of a family (its address's prefix in the result), or null. */
+    IpPrefix subnet(boolean ipv6) {
+        return ipv6 ? subnetV6 : subnetV4;
     }
 
     Conditions conditions(boolean ipv6) {

@@ -63,7 +63,9 @@ import java.util.Set;
  * <p>GC: rules of this network whose attachment is not in {@code cni.dev/valid-attachments} are removed (and the
  * tables, as by DEL, if nothing is left); rules tagged Go's way name no network and are left alone. STATUS: code 50 without nf_tables.
  *
- * <p>Differences from Go, deliberate: a mapping whose {@code hostIP} family the container has no address of is code 7
+ * <p>Differences from Go, deliberate: the entry chains hook one step after dstnat, and hairpin masquerading covers
+ * the container's subnet as Go's iptables backend does (see {@link HostportTable} for both); a mapping whose
+ * {@code hostIP} family the container has no address of is code 7
  * (Go publishes nothing and says nothing); ports above 65535 are code 7 before anything is written; missing
  * {@code prevResult} is code 7 with Go's text (Go's skel makes it 999); stale UDP conntrack entries for the published
  * ports are not flushed (Go deletes them after ADD, failures ignored): netlink-ffm has no conntrack operations yet.

@@ -203,7 +203,10 @@ class PortmapConfigTest {
         assertThat(c.network()).isEqualTo("pm");
     }
 
-    /** The rules of Go's nftables backend's test ({@code portmap_nftables_test.go}), statement by statement. */
+    /**
+     * The rules of Go's nftables backend's test ({@code portmap_nftables_test.go}), statement by statement, except the
+     * hairpin masquerade, which matches the container's subnet as Go's iptables backend does.
+     */
     @Test
     void rulesAreThoseOfGosNftablesBackend() throws Exception {
         PortmapConfig c = load(conf(",\"conditionsV4\":[\"ip daddr != 10.0.0.0/8\",\"iifname\",\"eth0\"]", """
@@ -223,7 +226,7 @@ class PortmapConfigTest {
                         .dport(Exprs.TCP, 8083).dnat(ip("10.88.0.5"), 83).toList(), tag),
                 Rule.of(ip, "cni_hostport", "hostports", Exprs.in(ip).dport(Exprs.TCP, 8084)
                         .dnat(ip("10.88.0.5"), 84).toList(), tag),
-                Rule.of(ip, "cni_hostport", "masquerading", Exprs.in(ip).saddr(ip("10.88.0.5"))
+                Rule.of(ip, "cni_hostport", "masquerading", Exprs.in(ip).saddr(ip("10.88.0.0"), 16)
                         .daddr(ip("10.88.0.5")).masquerade().toList(), tag),
                 Rule.of(ip, "cni_hostport", "masquerading", Exprs.in(ip).saddr(ip("127.0.0.1"))
                         .daddr(ip("10.88.0.5")).masquerade().toList(), tag));
@@ -235,12 +238,24 @@ class PortmapConfigTest {
                         .dnat(ip("fd88::5"), 81).toList(), tag),
                 Rule.of(ip6, "cni_hostport", "hostports", Exprs.in(ip6).daddr(ip("fd88::1"))
                         .dport(Exprs.SCTP, 8085).dnat(ip("fd88::5"), 85).toList(), tag),
-                Rule.of(ip6, "cni_hostport", "masquerading", Exprs.in(ip6).saddr(ip("fd88::5"))
+                Rule.of(ip6, "cni_hostport", "masquerading", Exprs.in(ip6).saddr(ip("fd88::"), 64)
                         .daddr(ip("fd88::5")).masquerade().toList(), tag));
         assertThat(HostportTable.entry(ip, c.conditionsV4())).isEqualTo(Exprs.in(ip).notDaddr(ip("10.0.0.0"), 8)
                 .iifname("eth0").fibDaddrType(Exprs.RTN_LOCAL).jump("hostports_all").toList());
         assertThat(HostportTable.entry(ip6, c.conditionsV6())).isEqualTo(Exprs.in(ip6)
                 .fibDaddrType(Exprs.RTN_LOCAL).jump("hostports_all").toList());
+    }
+
+    @Test
+    void masqAllMasqueradesEverySourceWithoutTheLocalhostRuleAsGo19() throws Exception {
+        PortmapConfig c = load(conf(",\"masqAll\":true", TCP_8080, PREV_DUAL));
+        TableFamily ip = TableFamily.IP;
+        assertThat(HostportTable.attachmentRules(c, false, "t")).filteredOn(r -> r.chain().equals("masquerading"))
+                .containsExactly(Rule.of(ip, "cni_hostport", "masquerading", Exprs.in(ip).saddr(ip("0.0.0.0"), 0)
+                        .daddr(ip("10.88.0.5")).masquerade().toList(), "t"));
+        assertThat(HostportTable.attachmentRules(c, true, "t")).filteredOn(r -> r.chain().equals("masquerading"))
+                .singleElement().extracting(Rule::exprs).isEqualTo(Exprs.in(TableFamily.IP6).saddr(ip("::"), 0)
+                        .daddr(ip("fd88::5")).masquerade().toList());
     }
 
     @Test

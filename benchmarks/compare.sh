@@ -10,6 +10,8 @@
 #    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, Go and jcni
 #    alternating in every round: VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16;
 #    bridge + host-local ADD/DEL; a bridge -> tuning chain run by jcni's runtime CLI with Go's and with jcni's plugins;
+#    the same for bridge(ipMasq) -> tuning -> portmap with two published ports (issue 13: netfilter; JCNI_DEBUG=1 on
+#    jcni's side so the report can tell the plugins' handlers from the JVM starts);
 #    runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each
 #    exec from wait4.
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
@@ -24,9 +26,11 @@
 #   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
-#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,runtime (the default)
+#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,netfilter,runtime (the
+#                    default)
 #                    and the extras ptp,bridge-static
-#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
+#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, nftables, runtime exec, bridge
+#                    in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
 #   --no-setup       skip scripts/setup;  --no-build: skip the Maven and Go builds (use what is built)
 #   --out DIR        report directory (default benchmarks/target/report)
@@ -40,7 +44,7 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts=''
-suites=version,host-local,host-local-90,bridge,chain,runtime
+suites=version,host-local,host-local-90,bridge,chain,netfilter,runtime
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -91,7 +95,8 @@ set +e
 set -e
 java=$JAVA_HOME/bin/java
 for f in "$root/dist/bin/jcni" "$root/dist/cni/bin/host-local" "$root/dist/cni/bin/bridge" "$root/dist/cni/bin/tuning" \
-         /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning "$gobin/libcni-driver" \
+         "$root/dist/cni/bin/portmap" /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning \
+         /usr/lib/cni/portmap "$gobin/libcni-driver" \
          "$gobin/trivial-plugin"; do
   [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
 done
@@ -204,6 +209,7 @@ if $jmh; then
     'io\.jcni\.benchmarks\.codec\.CodecBenchmark' \
     'HostLocalBenchmark\.(allocate|release|findById)$' \
     'NetlinkBenchmarks' \
+    'NftablesBenchmark' \
     'RuntimeExecBenchmark\.(versionInfo|versionInfoWithLaunchHelper|processBuilderOnly)$' \
     'BridgeInProcessBenchmark' \
     -p fs=tmpfs -p pluginDir="$gobin" \

@@ -118,6 +118,7 @@ public final class PortmapPlugin implements CniPlugin {
     private static void forwardPorts(Namespace host, PortmapConfig config, List<Boolean> families, String tag,
             Rollback rollback) throws CniException {
         NftablesHandle nft = host.nft();
+        Timing.phase("nft-open");
         List<TableFamily> created = new ArrayList<>(2);
         Transaction tx = nft.transaction();
         for (Boolean ipv6 : families) {
@@ -135,6 +136,7 @@ public final class PortmapPlugin implements CniPlugin {
                 tx.addRule(rule);
             }
         }
+        Timing.phase("nft-read");
         NftSteps.commit(tx, "unable to set up nftables rules for port mappings");
         for (TableFamily f : created) {
             rollback.onFailure("remove table " + f.nftName() + " " + HostportTable.TABLE + " if unused",

@@ -65,20 +65,28 @@ class BridgeAddFailureTest {
     }
 
     @Test
-    void ipMasqIsRefusedWithCode2BeforeAnything() throws Exception {
-        JsonNode error = add(",\"ipMasq\":true", hostLocal(world.dataDir(), 10, false, "")).cniError();
-        assertThat(error.path("code").asInt()).isEqualTo(2);
-        assertThat(error.path("msg").asText()).isEqualTo("ipMasq: true is not supported yet");
+    void anUnknownIpMasqBackendIsRefusedWithCode7BeforeAnything() throws Exception {
+        JsonNode error = add(",\"ipMasq\":true,\"ipMasqBackend\":\"pf\"", hostLocal(world.dataDir(), 10, false, ""))
+                .cniError();
+        assertThat(error.path("code").asInt()).isEqualTo(7);
+        assertThat(error.path("msg").asText()).isEqualTo("unknown ipmasq backend \"pf\"");
         assertThat(bridgeExists()).isFalse();
         assertNothingLeftInTheContainerOrIpam();
+        assertThat(host.exec("nft", "list", "ruleset").requireSuccess().stdout()).isBlank();
     }
 
+    /**
+     * macspoofchk's chains are set up before IPAM: a failure after IPAM (an unreachable route) takes them back, and
+     * the {@code bridge nat} table this ADD created with them.
+     */
     @Test
-    void macspoofchkIsRefusedWithCode2BeforeAnything() throws Exception {
-        JsonNode error = add(",\"macspoofchk\":true", hostLocal(world.dataDir(), 10, false, "")).cniError();
-        assertThat(error.path("code").asInt()).isEqualTo(2);
+    void aFailureAfterTheSpoofCheckRemovesItsChainsAndTheTableItMade() throws Exception {
+        JsonNode error = add(",\"isGateway\":true,\"macspoofchk\":true,\"ipMasq\":true", hostLocal(world.dataDir(),
+                10, false, "{\"dst\":\"10.50.0.0/16\",\"gw\":\"10.99.0.1\"}")).cniError();
+        assertThat(error.path("msg").asText()).startsWith("failed to add route '10.50.0.0/16 via 10.99.0.1");
         assertThat(bridgeExists()).isFalse();
         assertNothingLeftInTheContainerOrIpam();
+        assertThat(host.exec("nft", "list", "ruleset").requireSuccess().stdout()).isBlank();
     }
 
     @Test

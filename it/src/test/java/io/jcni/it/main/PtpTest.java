@@ -142,12 +142,12 @@ class PtpTest {
     }
 
     @Test
-    void ipMasqIsRefusedWithCode2BeforeAnything() throws Exception {
+    void anUnknownIpMasqBackendIsRefusedWithCode7BeforeAnything() throws Exception {
         TestNetns netns = world.netns();
-        Path conf = world.write("ptp.conflist", conflist("1.0.0", ",\"ipMasq\":true",
+        Path conf = world.write("ptp.conflist", conflist("1.0.0", ",\"ipMasq\":true,\"ipMasqBackend\":\"pf\"",
                 BridgeTest.hostLocal(world.dataDir(), 32, false, "")));
         DriverOutcome outcome = world.libcniWithJcni("cache").add(conf, netns.path(), Attachment.of("masq", "eth0"));
-        assertThat(outcome.cniError().path("code").asInt()).isEqualTo(2);
+        assertThat(outcome.cniError().path("code").asInt()).isEqualTo(7);
         assertThat(netns.kernel().links()).extracting(IpLink::name).containsExactly("lo");
         assertThat(world.reservations(NETWORK)).isEmpty();
     }

@@ -58,9 +58,13 @@
  *       {@code PREROUTING} at priority -300 policy accept with {@code iifname "IF" jump cni-br-iface-ID};
  *       chains {@code cni-br-iface-ID} ({@code jump ...-mac}) and {@code cni-br-iface-ID-mac}
  *       ({@code ether saddr MAC return}, {@code drop}), all commented {@code macspoofchk-ID}.</li>
- *   <li><b>firewall</b> has no nftables backend in Go (iptables or firewalld); its iptables rules map to
- *       {@code ct state established,related accept}, {@code ip saddr A accept}, {@code iifname}/{@code oifname}
- *       matches, {@code jump}/{@code return}/{@code drop} in an {@code inet} table with a filter forward chain.</li>
+ *   <li><b>firewall</b> has no nftables backend in Go (iptables or firewalld); jcni's plugin writes Go's iptables
+ *       chains in a table of its own, {@code inet jcni_firewall}: filter chain {@code FORWARD} (forward, priority
+ *       filter, policy accept) jumping to {@code CNI-ISOLATION-STAGE-1} and {@code CNI-FORWARD}; {@code CNI-FORWARD}
+ *       jumping to the admin chain ({@code CNI-ADMIN}), then per address {@code ip daddr A ct state
+ *       established,related accept} and {@code ip saddr A accept} with the attachment's comment; the isolation
+ *       chains with {@code iifname}/{@code oifname} matches and {@code drop}. The full layout is in the plugin's
+ *       {@code FirewallRules}.</li>
  * </ul>
  *
  * <h2>Transactions and errors</h2>

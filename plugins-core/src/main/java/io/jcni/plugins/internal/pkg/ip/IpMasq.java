@@ -198,6 +198,9 @@ public final class IpMasq {
             NftSteps.deleteAll(nft, ours.rules(nft), ours, "failed to delete the masquerade rules of " + containerId);
             NftSteps.removeTableIfUnused(nft, INET, TABLE, List.of(POSTROUTING, CHECKS), Set.of(""));
         } catch (KernelException e) {
+            if (e.kind() == KernelException.Kind.NOT_SUPPORTED) {
+                return; // no nf_tables in this kernel: no rule of ours can exist (Go ignores this case too)
+            }
             throw NetErrors.failure("failed to delete the masquerade rules of " + containerId, e);
         }
         Timing.phase("ipmasq");

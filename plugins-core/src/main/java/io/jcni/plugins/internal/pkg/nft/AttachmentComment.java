@@ -1,8 +1,6 @@
 package io.jcni.plugins.internal.pkg.nft;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * The comment that tags an attachment's rules, as Go's ipMasq nftables backend writes it
@@ -63,12 +61,7 @@ public final class AttachmentComment {
 
     /** Go's {@code MustFormatHashWithPrefix(16, "", text)}: the first 16 hex digits of SHA-512 of its UTF-8 bytes. */
     static String hash16(String text) {
-        byte[] digest;
-        try {
-            digest = MessageDigest.getInstance("SHA-512").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-512 is missing from the runtime image", e);
-        }
+        byte[] digest = Sha512.digest(text.getBytes(StandardCharsets.UTF_8));
         char[] out = new char[16];
         for (int i = 0; i < 8; i++) {
             out[2 * i] = HEX[(digest[i] >> 4) & 0xf];

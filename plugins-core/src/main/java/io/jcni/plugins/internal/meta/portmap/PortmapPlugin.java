@@ -187,8 +187,11 @@ public final class PortmapPlugin implements CniPlugin {
         Tagged attachment = new Tagged(tag(request), request.containerId());
         try (Namespace host = Namespace.host()) {
             NftablesHandle nft = host.nft();
+            Timing.phase("nft-open");
             NftSteps.deleteAll(nft, attachment.rules(nft), attachment, "error deleting nftables rules");
+            Timing.phase("nftables");
             removeTablesIfUnused(nft);
+            Timing.phase("tables");
         } catch (KernelException e) {
             if (e.kind() == KernelException.Kind.NOT_SUPPORTED) {
                 return; // no nf_tables: no rules to delete

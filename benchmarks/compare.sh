@@ -10,9 +10,11 @@
 #    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, Go and jcni
 #    alternating in every round: VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16;
 #    bridge + host-local ADD/DEL; a bridge -> tuning chain and a bridge -> bandwidth chain run by jcni's runtime CLI
-#    with Go's and with jcni's plugins; runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial
-#    plugin); cluster-ipam ADD/DEL against one etcd member the run starts, with Go's host-local as the anchor (Go has no
-#    etcd IPAM). Peak RSS and CPU time of each exec from wait4.
+#    with Go's and with jcni's plugins; the same for bridge(ipMasq) -> tuning -> portmap with two published ports
+#    (issue 13: netfilter; JCNI_DEBUG=1 on jcni's side so the report can tell the plugins' handlers from the JVM
+#    starts); runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin); cluster-ipam ADD/DEL
+#    against one etcd member the run starts, with Go's host-local as the anchor (Go has no etcd IPAM). Peak RSS and CPU
+#    time of each exec from wait4.
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
 #    the report.
 # 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
@@ -25,9 +27,10 @@
 #   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
-#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,bandwidth,runtime,
-#                    cluster-ipam (the default) and the extras ptp,bridge-static
-#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
+#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,
+#                    runtime,cluster-ipam (the default) and the extras ptp,bridge-static
+#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, cluster-ipam, netlink, nftables, runtime
+#                    exec, bridge in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
 #   --no-setup       skip scripts/setup;  --no-build: skip the Maven and Go builds (use what is built)
 #   --out DIR        report directory (default benchmarks/target/report)
@@ -41,7 +44,7 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts=''
-suites=version,host-local,host-local-90,bridge,chain,bandwidth,runtime
+suites=version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -92,7 +95,7 @@ set +e
 set -e
 java=$JAVA_HOME/bin/java
 for f in "$root/dist/bin/jcni" "$root/dist/cni/bin/host-local" "$root/dist/cni/bin/bridge" "$root/dist/cni/bin/tuning" \
-         "$root/dist/cni/bin/bandwidth" /usr/lib/cni/bandwidth \
+         "$root/dist/cni/bin/bandwidth" /usr/lib/cni/bandwidth "$root/dist/cni/bin/portmap" /usr/lib/cni/portmap \
          /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning "$gobin/libcni-driver" \
          "$gobin/trivial-plugin"; do
   [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
@@ -207,6 +210,7 @@ if $jmh; then
     'HostLocalBenchmark\.(allocate|release|findById)$' \
     'ClusterIpamBenchmark' \
     'NetlinkBenchmarks' \
+    'NftablesBenchmark' \
     'RuntimeExecBenchmark\.(versionInfo|versionInfoWithLaunchHelper|processBuilderOnly)$' \
     'BridgeInProcessBenchmark' \
     -p fs=tmpfs -p pluginDir="$gobin" \

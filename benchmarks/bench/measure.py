@@ -5,7 +5,7 @@ every raw sample to a JSON file. Statistics, targets and the report are report.p
     measure.py namespaces --suites LIST          the container namespaces the suites need (suffixes, one a line)
     measure.py run --out FILE [options]          measure; run it inside the bench "host" namespace (ip netns exec)
 
-How one exec is timed (suites version, host-local, host-local-90, bridge, chain, bandwidth, ptp, bridge-static): posix_spawn of
+How one exec is timed (suites version, host-local, host-local-90, bridge, chain, netfilter, bandwidth, ptp, bridge-static): posix_spawn of
 the executable with the environment and stdin a runtime gives a plugin (stdout and stderr to files), then wait4; wall
 time from just before the spawn to the reaped exit, CPU time (user + system) and peak RSS (ru_maxrss: the largest
 process of the exec's tree, e.g. a plugin and the IPAM plugin it execs) from the child's rusage. A failed exec (exit
@@ -29,6 +29,8 @@ import time
 PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 PHASE = re.compile(r"timing (ADD|DEL): (.*)")
 PHASE_ITEM = re.compile(r"([\w+-]+) (\d+) us")
+# A plugin's timing line as a runtime passes its stderr on: "<type>: timing ADD: ..., handler N us".
+PLUGIN_HANDLER = re.compile(r"^([\w-]+): timing (?:ADD|DEL): .*handler (\d+) us", re.M)
 
 # suite -> the container namespaces it needs (compare.sh creates <tag>-<suffix> before entering the host namespace:
 # a namespace created from inside `ip netns exec` would be mounted in that mount namespace only).
@@ -38,10 +40,12 @@ NAMESPACES = {
     "ptp": ["ptp-go", "ptp-jcni"],
     "chain": ["chain-go", "chain-jcni"],
     "bandwidth": ["bw-go", "bw-jcni"],
+    "netfilter": ["chain-nf-go", "chain-nf-jcni"],
 }
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
 SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213}
-DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "bandwidth", "runtime", "cluster-ipam"]
+DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "netfilter", "bandwidth", "runtime",
+                  "cluster-ipam"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -52,10 +56,11 @@ class ExecFailed(Exception):
 class Variant:
     """One command of a suite, e.g. Go's bridge ADD: argv, environment, stdin file, and its samples."""
 
-    def __init__(self, name, side, argv, env, stdin, check=None, phases=False):
+    def __init__(self, name, side, argv, env, stdin, check=None, phases=False, handlers=()):
         self.name, self.side, self.argv, self.env, self.stdin = name, side, argv, env, stdin
         self.check = check
         self.phases = phases
+        self.handlers = handlers  # plugin types whose handler times (JCNI_DEBUG lines) a runtime's stderr carries
         self.samples = []  # {"wall_ms", "cpu_ms", "rss_kb", "warmup", "phases"?}
 
     def run(self, work, warmup):
@@ -89,6 +94,15 @@ class Variant:
                 for key, value in PHASE_ITEM.findall(lines[-1].group(2)):
                     phases[key] = phases.get(key, 0) + int(value) / 1000
                 sample["phases"] = phases
+        if self.handlers:
+            found = {}
+            for plugin, us in PLUGIN_HANDLER.findall(err):
+                if plugin in self.handlers:
+                    found[plugin] = found.get(plugin, 0) + int(us) / 1000
+            missing = [h for h in self.handlers if h not in found]
+            if missing:
+                raise ExecFailed(f"{self.name}: no timing line of {missing} in stderr: {err[:2000]}")
+            sample["handlers"] = found
         self.samples.append(sample)
 
     def record(self):
@@ -355,6 +369,43 @@ class Measure:
         self.rounds(suite, steps, self.a.n, self.a.warmup)
         self.save(suite, [v for pair in steps for v in pair])
 
+    def netfilter(self):
+        """bridge (ipMasq, hairpin, host-local) -> tuning -> portmap with two published ports (issue 13's chain), run
+        by jcni's runtime CLI with Go's plugins and with jcni's. Go's 1.1.1 write iptables rules (iptables-nft here),
+        jcni's nftables over netlink. jcni's side runs with JCNI_DEBUG=1: each plugin's handler time is read from the
+        timing lines the runtime passes through, so the report can tell the plugins' work from the JVM starts."""
+        confdir = os.path.join(self.work, "netconf-nf")
+        os.makedirs(confdir, exist_ok=True)
+        caps = json.dumps({"portMappings": [{"hostPort": 8080, "containerPort": 80, "protocol": "tcp"},
+                                            {"hostPort": 5353, "containerPort": 53, "protocol": "udp"}]})
+        variants = {}
+        for i, side in enumerate(("go", "jcni")):
+            name = f"chain-nf-{side}"
+            write(os.path.join(confdir, f"{name}.conflist"), json.dumps({
+                "cniVersion": "1.0.0", "name": name, "plugins": [
+                    {"type": "bridge", "bridge": f"chain-pm-{side}", "isGateway": True, "ipMasq": True,
+                     "hairpinMode": True,
+                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"{name}-ipam"),
+                              "ranges": [[{"subnet": f"10.220.{i + 3}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+                    {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
+                     "dataDir": os.path.join(self.work, f"{name}-tuning")},
+                    {"type": "portmap", "capabilities": {"portMappings": True}}]}))
+            plugins = self.go if side == "go" else self.dist
+            argv = [self.jcni_cli, "--conf-dir", confdir, "--cache-dir", os.path.join(self.work, "cache-nf"),
+                    "--cni-path", plugins, "--container-id", f"bench-nf-{side}"]
+            env = self.env(CAP_ARGS=caps, JCNI_DEBUG="1" if side == "jcni" else None)
+            empty = write(os.path.join(self.work, "empty"), "")
+            ns = self.netns(NAMESPACES["netfilter"][i])
+            handlers = ("bridge", "tuning", "portmap") if side == "jcni" else ()
+            variants[side] = (
+                Variant(f"jcni runtime, {side} plugins: netfilter chain ADD", side, argv + ["add", name, ns], env,
+                        empty, has_ip, handlers=handlers),
+                Variant(f"jcni runtime, {side} plugins: netfilter chain DEL", side, argv + ["del", name, ns], env,
+                        empty, handlers=handlers))
+        steps = [(variants["go"][0], variants["jcni"][0]), (variants["go"][1], variants["jcni"][1])]
+        self.rounds("netfilter", steps, self.a.n, self.a.warmup)
+        self.save("netfilter", [v for pair in steps for v in pair], jvms=4)
+
     def runtime(self):
         """Runtime exec overhead: Go libcni vs jcni's CniRuntime execing the same trivial Go plugin."""
         bin_dir = self.a.go_bin
@@ -433,6 +484,8 @@ class Measure:
                 self.cluster_ipam(suite)
             elif suite == "chain":
                 self.chain()
+            elif suite == "netfilter":
+                self.netfilter()
             elif suite == "bandwidth":
                 self.bandwidth()
             elif suite == "runtime":

@@ -17,6 +17,11 @@ import os
 import random
 import re
 
+NF_ADD = "bridge(ipMasq) → tuning → portmap ADD, run by `jcni` (Go plugins vs jcni plugins)"
+NF_DEL = "bridge(ipMasq) → tuning → portmap DEL, run by `jcni` (Go plugins vs jcni plugins)"
+# Issue 13's anchors for that chain with Go's plugins, measured through Go libcni before jcni had portmap.
+NF_GO_ANCHORS = {"ADD": 88, "DEL": 190}
+
 # (suite, Go variant, jcni variant, label, target ratio or None, target's source); the chart's labels are in SHORT.
 EXEC_ROWS = [
     ("version", "go host-local VERSION", "jcni host-local VERSION", "VERSION exec (host-local)", 10, "issue 5"),
@@ -41,6 +46,10 @@ EXEC_ROWS = [
      "bridge → tuning chain ADD, run by `jcni` (Go plugins vs jcni plugins)", None, None),
     ("chain", "jcni runtime, go plugins: DEL", "jcni runtime, jcni plugins: DEL",
      "bridge → tuning chain DEL, run by `jcni` (Go plugins vs jcni plugins)", None, None),
+    ("netfilter", "jcni runtime, go plugins: netfilter chain ADD", "jcni runtime, jcni plugins: netfilter chain ADD",
+     NF_ADD, 1.0, "issue 13"),
+    ("netfilter", "jcni runtime, go plugins: netfilter chain DEL", "jcni runtime, jcni plugins: netfilter chain DEL",
+     NF_DEL, 0.7, "issue 13"),
     ("bandwidth", "jcni runtime, go plugins: bandwidth ADD", "jcni runtime, jcni plugins: bandwidth ADD",
      "bridge → bandwidth chain ADD, run by `jcni` (Go plugins vs jcni plugins)", None, None),
     ("bandwidth", "jcni runtime, go plugins: bandwidth DEL", "jcni runtime, jcni plugins: bandwidth DEL",
@@ -70,6 +79,8 @@ SHORT = {
     "ptp + host-local DEL": "ptp + host-local DEL",
     "bridge → tuning chain ADD, run by `jcni` (Go plugins vs jcni plugins)": "chain ADD by jcni: Go vs jcni plugins",
     "bridge → tuning chain DEL, run by `jcni` (Go plugins vs jcni plugins)": "chain DEL by jcni: Go vs jcni plugins",
+    NF_ADD: "netfilter chain ADD by jcni: Go vs jcni plugins",
+    NF_DEL: "netfilter chain DEL by jcni: Go vs jcni plugins",
     "bridge → bandwidth chain ADD, run by `jcni` (Go plugins vs jcni plugins)": "bandwidth chain ADD by jcni",
     "bridge → bandwidth chain DEL, run by `jcni` (Go plugins vs jcni plugins)": "bandwidth chain DEL by jcni",
     "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)":
@@ -376,6 +387,18 @@ def jmh_section(jmh, jmh_options, rows):
                     f"{typical_us(inproc) / 1000 / bridge_go['go']['median']:.2f}× the median of Go's exec'd "
                     f"{bridge_go['label']} in this run."]
         out.append("")
+    # nftables
+    nrows = []
+    for method, what in (("transaction1Rule", "per rule, 1 rule per transaction"),
+                         ("transaction8Rules", "per rule, 8 rules per transaction"),
+                         ("transaction64Rules", "per rule, 64 rules per transaction"),
+                         ("portmapAdd", "per transaction: a whole portmap ADD (19 messages)")):
+        e = next((v for (k, _), v in idx.items() if k == f"NftablesBenchmark.{method}"), None)
+        if e:
+            nrows.append([f"NftablesBenchmark.{method}", what, us(typical_us(e))])
+    if nrows:
+        out += ["### nftables transactions over netlink (p50 µs, in a namespace the benchmark creates)", "",
+                table(["benchmark", "score is", "µs"], nrows), ""]
     # codec
     crows = []
     for (k, _), e in sorted(idx.items()):
@@ -460,6 +483,47 @@ def chart(rows, path):
 
 # ------------------------------------------------------------------------------------------------- report
 
+def netfilter_section(results, rows):
+    """Issue 13: where the jcni chain's time goes. Its runtime and three plugins are four JVMs; each plugin's handler
+    time comes from its JCNI_DEBUG line. Two readings of the JVM share: everything outside the plugins' handlers
+    (JVM starts and exits, launcher scripts, decoding and encoding, the runtime's own work), and an estimate from
+    this run's VERSION exec (a JVM start with next to no work: the jcni bridge launcher's median) times four."""
+    suite = results["suites"].get("netfilter")
+    if not suite:
+        return []
+    variants = {v["name"]: v for v in suite["variants"]}
+    version = None
+    if "version" in results["suites"]:
+        vv = {v["name"]: v for v in results["suites"]["version"]["variants"]}
+        if "jcni bridge VERSION" in vv:
+            version = median(measured(vv["jcni bridge VERSION"]))
+    jvms = suite.get("jvms", 4)
+    out = ["", "### The netfilter chain: plugins' work and JVM start (issue 13)", "",
+           f"bridge (ipMasq, hairpin, host-local) → tuning → portmap (two published ports), run by `dist/bin/jcni` "
+           f"with each side's plugins; Go's 1.1.1 write iptables rules, jcni's nftables over netlink. The jcni side "
+           f"is {jvms} JVMs (the runtime and three plugin launchers; host-local runs in bridge's). Issue 13's Go "
+           f"anchors (through Go libcni): ADD {NF_GO_ANCHORS['ADD']} ms, DEL {NF_GO_ANCHORS['DEL']} ms. The targets "
+           "(ADD ≤ 1.0×, DEL ≤ 0.7×) are for the resident plugin service; these are the plain launchers.", ""]
+    table_rows = []
+    for verb in ("ADD", "DEL"):
+        go = variants[f"jcni runtime, go plugins: netfilter chain {verb}"]
+        jc = variants[f"jcni runtime, jcni plugins: netfilter chain {verb}"]
+        samples = [s for s in jc["samples"] if not s["warmup"] and s.get("handlers")]
+        if not samples:
+            continue
+        wall = median(measured(jc))
+        per = {k: median([s["handlers"].get(k, 0.0) for s in samples]) for k in ("bridge", "tuning", "portmap")}
+        handlers = median([sum(s["handlers"].values()) for s in samples])
+        outside = median([s["wall_ms"] - sum(s["handlers"].values()) for s in samples])
+        estimate = f"{jvms * version:.0f} ms ({jvms * version / wall:.0%})" if version else "–"
+        table_rows.append([verb, ms(median(measured(go))), ms(wall), f"{wall / median(measured(go)):.2f}",
+                           ", ".join(f"{k} {v:.1f}" for k, v in per.items()), ms(handlers),
+                           f"{outside:.0f} ms ({outside / wall:.0%})", estimate])
+    out.append(table(["verb", "Go plugins ms", "jcni plugins ms", "jcni/Go", "jcni handlers ms (median each)",
+                      "Σ handlers ms", "outside the handlers", f"{jvms} × jcni VERSION exec"], table_rows))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--results", required=True)
@@ -520,6 +584,7 @@ def main():
     out += exec_section(results, rows)
     out += hyperfine_section(results)
     out += phases_section(rows)
+    out += netfilter_section(results, rows)
     out += ["", "## Chart", "", "![exec latency, Go vs jcni](exec-latency.svg)", ""]
     if jmh is not None:
         out += jmh_section(jmh, a.jmh_options, rows)

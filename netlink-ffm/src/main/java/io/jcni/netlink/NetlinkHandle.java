@@ -1,5 +1,6 @@
 package io.jcni.netlink;
 
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -65,6 +66,13 @@ public interface NetlinkHandle extends NetlinkOps, AutoCloseable {
      * ({@code table all}, including the kernel's local and broadcast routes).
      */
     List<Route> routes(Family family, int table);
+
+    /**
+     * {@code ip route get ADDRESS}: the route the kernel picks for a packet from this namespace to
+     * {@code destination}, policy rules applied; its destination is the address itself (/32 or /128) and its
+     * {@link Route#outIndex()} the link the packet leaves by. ENETUNREACH (and the like) when there is none.
+     */
+    Route routeGet(InetAddress destination);
 
     // ---- neighbours --------------------------------------------------------------------------------------------
 

@@ -203,4 +203,20 @@ class RouteOpsTest {
         t.nl.addRoute(Cidrs.route("10.11.0.0/16").dev(v0.index()));
         assertThat(ipRoute("-4", "main", "10.11.0.0/16").get("dev").asText()).isEqualTo("v0");
     }
+
+    @Test
+    void routeGetAnswersAsIpRouteGet() {
+        t.nl.addRoute(Cidrs.route("10.20.0.0/16").via(ip("10.0.1.2")));
+        for (String dst : List.of("10.20.9.9", "10.0.0.7", "fd01::5")) {
+            Route ours = t.nl.routeGet(ip(dst));
+            JsonNode ip = t.ip("route", "get", dst).get(0);
+            assertThat(ours.destination()).isEqualTo(ip(dst));
+            assertThat(ours.destinationLength()).isEqualTo(ip(dst).getAddress().length * 8);
+            assertThat(t.nl.link(ours.outIndex()).name()).as(dst).isEqualTo(ip.get("dev").asText());
+        }
+        assertThat(t.nl.link(t.nl.routeGet(ip("10.20.9.9")).outIndex()).name()).isEqualTo("v1");
+        assertThat(t.nl.routeGet(ip("10.20.9.9")).gateway()).isEqualTo(ip("10.0.1.2"));
+        assertThatThrownBy(() -> t.nl.routeGet(ip("192.0.2.1"))).isInstanceOfSatisfying(NetlinkException.class,
+                e -> assertThat(e.operation()).isEqualTo("RTM_GETROUTE get 192.0.2.1"));
+    }
 }

@@ -32,8 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * nftables transaction cost per rule, in process, against the kernel: one transaction (one {@code sendto}, the
  * kernel's batch, one acknowledgement per rule) adding 1, 8 or 64 portmap-style rules
  * ({@code tcp dport P dnat to 10.88.0.5:80 comment "ctr-..."}) to a chain; scores are per rule. {@link #portmapAdd}
- * is a whole portmap ADD as the plugin will send it: table, six chains, three flushes, the jump rules and two mappings
- * with their masquerade rules (19 messages) in one transaction; its score is per transaction. The Go portmap plugin
+ * is a whole IPv4 portmap ADD as the plugin sends it (its layout: {@code meta.portmap.HostportTable}): table, six
+ * chains, three flushes, the jump rules and two mappings with their masquerade rules (19 messages) in one transaction;
+ * its score is per transaction. The Go portmap plugin
  * execs {@code iptables} 20-50 times for the same work.
  *
  * <p>Sample time, not average: on a shared 2-core machine a few preempted commits (milliseconds each) dominate an
@@ -164,22 +165,22 @@ public class NftablesBenchmark {
         tx.flushChain(IP, t, "hostports_all");
         tx.addRule(Rule.of(IP, t, "hostports_all", Exprs.in(IP).jump("hostip_hostports").toList(), null));
         tx.addRule(Rule.of(IP, t, "hostports_all", Exprs.in(IP).jump("hostports").toList(), null));
-        tx.addChain(Chain.base(IP, t, "prerouting", Chain.Type.NAT, Chain.Hook.PREROUTING, Chain.PRIORITY_DSTNAT,
-                Chain.Policy.ACCEPT));
-        tx.flushChain(IP, t, "prerouting");
-        tx.addRule(Rule.of(IP, t, "prerouting", Exprs.in(IP).fibDaddrType(Exprs.RTN_LOCAL).jump("hostports_all")
-                .toList(), null));
-        tx.addChain(Chain.base(IP, t, "output", Chain.Type.NAT, Chain.Hook.OUTPUT, Chain.PRIORITY_DSTNAT,
-                Chain.Policy.ACCEPT));
-        tx.flushChain(IP, t, "output");
-        tx.addRule(Rule.of(IP, t, "output", Exprs.in(IP).fibDaddrType(Exprs.RTN_LOCAL).jump("hostports_all")
-                .toList(), null));
+        tx.addChain(Chain.base(IP, t, "prerouting_after_dstnat", Chain.Type.NAT, Chain.Hook.PREROUTING,
+                Chain.PRIORITY_DSTNAT + 1, Chain.Policy.ACCEPT));
+        tx.flushChain(IP, t, "prerouting_after_dstnat");
+        tx.addRule(Rule.of(IP, t, "prerouting_after_dstnat", Exprs.in(IP).fibDaddrType(Exprs.RTN_LOCAL)
+                .jump("hostports_all").toList(), null));
+        tx.addChain(Chain.base(IP, t, "output_after_dstnat", Chain.Type.NAT, Chain.Hook.OUTPUT,
+                Chain.PRIORITY_DSTNAT + 1, Chain.Policy.ACCEPT));
+        tx.flushChain(IP, t, "output_after_dstnat");
+        tx.addRule(Rule.of(IP, t, "output_after_dstnat", Exprs.in(IP).fibDaddrType(Exprs.RTN_LOCAL)
+                .jump("hostports_all").toList(), null));
         tx.addChain(Chain.base(IP, t, "masquerading", Chain.Type.NAT, Chain.Hook.POSTROUTING, Chain.PRIORITY_SRCNAT,
                 Chain.Policy.ACCEPT));
         tx.addRule(Rule.of(IP, t, "hostports", Exprs.in(IP).dport(Exprs.TCP, 8080).dnat(container, 80).toList(), id));
         tx.addRule(Rule.of(IP, t, "hostports", Exprs.in(IP).dport(Exprs.UDP, 5353).dnat(container, 53).toList(), id));
-        tx.addRule(Rule.of(IP, t, "masquerading", Exprs.in(IP).saddr(container).daddr(container).masquerade()
-                .toList(), id));
+        tx.addRule(Rule.of(IP, t, "masquerading", Exprs.in(IP).saddr(ip("10.88.0.0"), 16).daddr(container)
+                .masquerade().toList(), id));
         tx.addRule(Rule.of(IP, t, "masquerading", Exprs.in(IP).saddr(ip("127.0.0.1")).daddr(container).masquerade()
                 .toList(), id));
         tx.commit();

@@ -108,8 +108,13 @@ class InteropTest {
                 + "{\"type\":\"portmap\",\"snat\":false,\"capabilities\":{\"portMappings\":true}}]}")
                 .getBytes(StandardCharsets.UTF_8));
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        // The list's bridge is found first in dist (jcni's), portmap only among Debian's plugins.
-        CniRuntime runtime = CniRuntime.create(world.runtimeOptions(List.of(Locations.distCniBin(),
+        // bridge and host-local are found first (jcni's, linked from dist), portmap only among Debian's plugins:
+        // dist has a portmap of its own now.
+        Path jcniBridge = Files.createDirectories(tmp.resolve("jcni-bridge"));
+        for (String type : List.of("bridge", "host-local")) {
+            Files.createSymbolicLink(jcniBridge.resolve(type), Locations.distPlugin(type));
+        }
+        CniRuntime runtime = CniRuntime.create(world.runtimeOptions(List.of(jcniBridge,
                 Locations.referencePlugins())).withCacheDir(tmp.resolve("rt-cache")).withStderr(stderr)
                 .withDeleteOnAddFailure(false));
         JsonObject mappings = (JsonObject) Json.parse("""

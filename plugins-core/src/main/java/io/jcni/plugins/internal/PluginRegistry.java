@@ -16,6 +16,7 @@ import io.jcni.plugins.internal.main.vlan.VlanPlugin;
 import io.jcni.plugins.internal.meta.firewall.FirewallPlugin;
 import io.jcni.plugins.internal.meta.bandwidth.BandwidthPlugin;
 import io.jcni.plugins.internal.meta.sbr.SbrPlugin;
+import io.jcni.plugins.internal.meta.portmap.PortmapPlugin;
 import io.jcni.plugins.internal.meta.tuning.TuningPlugin;
 import io.jcni.plugins.internal.meta.vrf.VrfPlugin;
 import io.jcni.plugins.sdk.Skel;
@@ -35,15 +36,16 @@ import java.util.Map;
 public final class PluginRegistry {
     /** The plugin types this module ships, sorted; one launcher each in {@code dist/cni/bin}. */
     public static final List<String> TYPES = List.of("bandwidth", "bridge", "cluster-ipam", "dhcp", "dummy",
-            "firewall", "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "static", "tap",
-            "tuning", "vlan", "vrf");
+            "firewall", "host-device", "host-local", "ipvlan", "loopback", "macvlan", "portmap", "ptp", "sbr", "static",
+            "tap", "tuning", "vlan", "vrf");
 
     /**
-     * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall: nf_tables;
-     * dhcp: the Unix socket to its daemon).
+     * The types that use netlink-ffm (host-local too: flock(2), Go's lock on its data directory; firewall and portmap:
+     * nf_tables; dhcp: the Unix socket to its daemon).
      */
     private static final List<String> NETLINK_TYPES = List.of("bandwidth", "bridge", "dhcp", "dummy", "firewall",
-            "host-device", "host-local", "ipvlan", "loopback", "macvlan", "ptp", "sbr", "tap", "tuning", "vlan", "vrf");
+            "host-device", "host-local", "ipvlan", "loopback", "macvlan", "portmap", "ptp", "sbr", "tap", "tuning",
+            "vlan", "vrf");
 
     /**
      * AOT cache of every plugin's VERSION answer and about text; launchers use it for those calls (see
@@ -134,6 +136,9 @@ public final class PluginRegistry {
                 break;
             case "loopback":
                 skel = Skel.of(type, new LoopbackPlugin(), CniVersion.SUPPORTED);
+                break;
+            case "portmap":
+                skel = Skel.of(type, new PortmapPlugin(), CniVersion.SUPPORTED);
                 break;
             case "ptp":
                 skel = Skel.of(type, new PtpPlugin(), CniVersion.SUPPORTED);

@@ -25,6 +25,7 @@ import io.jcni.netlink.internal.wire.NetlinkH;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
 import io.jcni.netlink.internal.wire.SocketH;
 import io.jcni.netlink.internal.wire.Transport;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -179,6 +180,18 @@ public final class HandleImpl extends Ops implements NetlinkHandle {
                 RouteCodec.dumpRequest(w, family, table);
             }
         }, new RoutesOf(table, family));
+    }
+
+    @Override
+    public Route routeGet(InetAddress destination) {
+        Family family = Family.of(destination);
+        return channel.get(new Dump(RtnetlinkH.RTM_GETROUTE, "get " + destination.getHostAddress()) {
+            @Override
+            public void encode(MessageWriter w) {
+                RouteCodec.rtmsg(w, family.af(), family.bits(), 0, 0, 0, 0, 0);
+                w.address(RtnetlinkH.RTA_DST, destination);
+            }
+        }, new RoutesOf(0, family));
     }
 
     // ---- neighbours --------------------------------------------------------------------------------------------

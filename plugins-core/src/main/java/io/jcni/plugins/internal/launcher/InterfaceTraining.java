@@ -65,6 +65,7 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         cycle("bridge", layer2, bin, "eth2");
         String ptp = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\",\"type\":\"ptp\",\"ipam\":" + ipam + "}";
         cycle("ptp", ptp, bin, "eth3");
+        portmap(bin);
         netfilter(bin, ipam);
         // An IPAM plugin that is not jcni's is exec'd: train that path too (process start, pipes, the JDK's logging of
         // process starts), with a script standing in for it.
@@ -78,6 +79,36 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         tap(bin);
         vrf(bin);
         return null;
+    }
+
+    /**
+     * portmap behind a bridge with a known address (static IPAM): ADD (nftables transaction, route get and
+     * route_localnet in the host), CHECK, GC, STATUS, DEL twice, and a refused configuration.
+     */
+    private void portmap(Path bin) {
+        String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\",\"type\":\"bridge\",\"bridge\":\"aot-br4\","
+                + "\"isGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"10.99.3.5/24\","
+                + "\"gateway\":\"10.99.3.1\"},{\"address\":\"fd99:3::5/64\"}]}}";
+        training.call("bridge", env("ADD", bin, "eth8"), bridge, 0);
+        String portmap = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\",\"type\":\"portmap\","
+                + "\"conditionsV4\":[\"iifname != \\\"aot-x\\\"\"],\"runtimeConfig\":{\"portMappings\":["
+                + "{\"hostPort\":8080,\"containerPort\":80,\"protocol\":\"tcp\"},"
+                + "{\"hostPort\":5353,\"containerPort\":53,\"protocol\":\"UDP\",\"hostIP\":\"10.99.3.1\"},"
+                + "{\"hostPort\":8443,\"containerPort\":443,\"protocol\":\"sctp\",\"hostIP\":\"::\"}]}";
+        String prev = ",\"prevResult\":{\"cniVersion\":\"1.1.0\",\"interfaces\":[{\"name\":\"eth8\",\"sandbox\":\""
+                + containerPath + "\"}],\"ips\":[{\"interface\":0,\"address\":\"10.99.3.5/24\"},"
+                + "{\"interface\":0,\"address\":\"fd99:3::5/64\"}]}";
+        training.call("portmap", env("ADD", bin, "eth8"), portmap + prev + "}", 0);
+        training.call("portmap", env("CHECK", bin, "eth8"), portmap + prev + "}", 0);
+        training.call("portmap", env("GC", bin, ""), portmap + ",\"cni.dev/valid-attachments\":[{\"containerID\":"
+                + "\"jcni-aot-training\",\"ifname\":\"eth8\"}]}", 0);
+        training.call("portmap", env("STATUS", bin, ""), portmap + "}", 0);
+        training.call("portmap", env("DEL", bin, "eth8"), portmap + "}", 0);
+        training.call("portmap", env("DEL", bin, "eth8"), portmap + "}", 0);
+        training.call("portmap", env("ADD", bin, "eth8"), "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-pm\","
+                + "\"type\":\"portmap\",\"runtimeConfig\":{\"portMappings\":[{\"hostPort\":0,\"containerPort\":80,"
+                + "\"protocol\":\"tcp\"}]}" + prev + "}", 1);
+        training.call("bridge", env("DEL", bin, "eth8"), bridge, 0);
     }
 
     /**
@@ -118,7 +149,7 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
      */
     private void chained(Path bin) {
         String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"bridge\",\"bridge\":"
-                + "\"aot-br4\",\"isDefaultGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":"
+                + "\"aot-br5\",\"isDefaultGateway\":true,\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":"
                 + "\"10.99.3.5/24\",\"gateway\":\"10.99.3.1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\"}]}}";
         String bridged = training.call("bridge", env("ADD", bin, "eth9"), bridge, 0);
         String bandwidth = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-chain\",\"type\":\"bandwidth\","

@@ -7,7 +7,8 @@
  *
  * Protocol (the Java side is io.jcni.plugins.internal.service.Protocol; integers in host byte order):
  *   request  header (REQ_HEADER bytes, below), build id, type, environment (NUL-terminated entries), stdin; the
- *            first bytes carry SCM_RIGHTS: this process's network namespace, then CNI_NETNS if it could be opened.
+ *            first bytes carry SCM_RIGHTS: this process's network namespace, its /sys (sysfs shows the devices of
+ *            the namespace it was mounted for), then CNI_NETNS if it could be opened.
  *   replies  'M' u16 n, n bytes   another build (its id): nothing was run, use the JVM launcher
  *            'A'                  accepted: the service runs the call now
  *            'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer
@@ -62,7 +63,7 @@ static const struct {
 #define MAX_STDOUT ((4u << 20) + 4096)
 #define MAX_STDERR ((1u << 20) + 4096)
 enum { NETNS_NONE, NETNS_DESCRIPTOR, NETNS_ABSENT, NETNS_UNOPENED };
-enum { FLAG_OWN_NETNS = 1, FLAG_STDIN = 2 };
+enum { FLAG_OWN_NETNS = 1, FLAG_STDIN = 2, FLAG_SYSFS = 4 };
 
 static int debug;
 static char **args;                    /* main's argv, for the JVM launcher */
@@ -183,10 +184,12 @@ int main(int argc, char **argv) {
     }
 
     if (needs_stdin(getenv("CNI_COMMAND")) && read_stdin() != 0) { say("stdin", strerror(errno)); jvm(); }
-    int fds[2], nfds = 0, netns_state = NETNS_NONE;
+    int fds[3], nfds = 0, netns_state = NETNS_NONE, flags = FLAG_OWN_NETNS;
     /* The namespace this process runs in is the plugin's "host" side; the service runs the call there. */
     if ((fds[nfds] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) { say("/proc/self/ns/net", strerror(errno)); jvm(); }
     nfds++;
+    /* This process's /sys, where host-device finds devices: `ip netns exec` mounts one for the namespace. */
+    if ((fds[nfds] = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) nfds++, flags |= FLAG_SYSFS;
     const char *netns = getenv("CNI_NETNS");
     if (netns && netns[0]) {
         /* O_PATH: resolved here, in the runtime's mount namespace, without opening the file (a FIFO cannot block);
@@ -206,7 +209,7 @@ int main(int argc, char **argv) {
     memcpy(head, "JCNI", 4);
     put16(head + 4, PROTOCOL);
     head[6] = (char)netns_state;
-    head[7] = (char)(FLAG_OWN_NETNS | (input_read ? FLAG_STDIN : 0));
+    head[7] = (char)(flags | (input_read ? FLAG_STDIN : 0));
     put16(head + 8, (uint16_t)id_len);
     put16(head + 10, (uint16_t)type_len);
     put32(head + 12, (uint32_t)env_len);

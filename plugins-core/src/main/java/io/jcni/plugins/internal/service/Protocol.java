@@ -17,7 +17,8 @@ import java.nio.charset.StandardCharsets;
  *           7  u8  flags                 24 build id, type, environment, stdin
  *           8  u16 build id length
  *           10 u16 type length
- *           SCM_RIGHTS with the first bytes: the client's network namespace (flag 1), then CNI_NETNS (state 1)
+ *           SCM_RIGHTS with the first bytes: the client's network namespace (flag 1), its /sys (flag 4), then
+ *           CNI_NETNS (state 1)
  * replies   'M' u16 length, the service's build id: another build; the client runs its JVM launcher, nothing ran
  *           'A': accepted, sent before the call starts (if it cannot be sent, the call does not run)
  *           'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer, complete
@@ -48,6 +49,11 @@ final class Protocol {
     static final int FLAG_OWN_NETNS = 1;
     /** The client read stdin (ADD, DEL, CHECK, GC, STATUS); otherwise the call has none, as an exec'd skel reads none. */
     static final int FLAG_STDIN = 2;
+    /** The client's {@code /sys} is attached: sysfs lists the devices of the namespace it was mounted for. */
+    static final int FLAG_SYSFS = 4;
+    static final int KNOWN_FLAGS = FLAG_OWN_NETNS | FLAG_STDIN | FLAG_SYSFS;
+    /** The most descriptors a request carries. */
+    static final int MAX_DESCRIPTORS = 3;
 
     static final int MAX_BUILD_ID = 256;
     static final int MAX_TYPE = 64;

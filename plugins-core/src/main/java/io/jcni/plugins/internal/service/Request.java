@@ -22,18 +22,21 @@ final class Request implements AutoCloseable {
     final int netnsState;
     /** The client's network namespace, or null if it sent none. */
     final Descriptor ownNetns;
+    /** The client's {@code /sys}, or null. */
+    final Descriptor sysfs;
     /** CNI_NETNS as the client opened it, or null. */
     final Descriptor netns;
     private final List<Descriptor> descriptors;
 
     private Request(String buildId, String type, Map<String, String> env, byte[] stdin, int netnsState,
-            Descriptor ownNetns, Descriptor netns, List<Descriptor> descriptors) {
+            Descriptor ownNetns, Descriptor sysfs, Descriptor netns, List<Descriptor> descriptors) {
         this.buildId = buildId;
         this.type = type;
         this.env = env;
         this.stdin = stdin;
         this.netnsState = netnsState;
         this.ownNetns = ownNetns;
+        this.sysfs = sysfs;
         this.netns = netns;
         this.descriptors = descriptors;
     }
@@ -47,7 +50,7 @@ final class Request implements AutoCloseable {
      */
     static Request read(UnixSocket conn) throws BadRequest, VersionSkew {
         byte[] header = new byte[Protocol.HEADER_BYTES];
-        UnixSocket.Received first = conn.receive(header, 0, header.length, 2);
+        UnixSocket.Received first = conn.receive(header, 0, header.length, Protocol.MAX_DESCRIPTORS);
         List<Descriptor> fds = first.descriptors();
         boolean keep = false;
         try {
@@ -55,7 +58,7 @@ final class Request implements AutoCloseable {
                 throw new BadRequest("the connection ended before a request", true);
             }
             if (first.truncated()) {
-                throw new BadRequest("malformed request: more than 2 descriptors");
+                throw new BadRequest("malformed request: more than " + Protocol.MAX_DESCRIPTORS + " descriptors");
             }
             readFully(conn, header, first.bytes(), header.length - first.bytes());
             if (!Protocol.hasMagic(header)) {
@@ -72,7 +75,8 @@ final class Request implements AutoCloseable {
             int typeLength = h.getShort(10) & 0xffff;
             long envLength = h.getInt(12) & 0xffffffffL;
             long stdinLength = h.getInt(16) & 0xffffffffL;
-            if (netnsState < Protocol.NETNS_NONE || netnsState > Protocol.NETNS_UNOPENED || (flags & ~3) != 0
+            if (netnsState < Protocol.NETNS_NONE || netnsState > Protocol.NETNS_UNOPENED
+                    || (flags & ~Protocol.KNOWN_FLAGS) != 0
                     || h.getInt(20) != 0) {
                 throw new BadRequest("malformed request: unknown flags");
             }
@@ -86,7 +90,8 @@ final class Request implements AutoCloseable {
                         + ")");
             }
             boolean own = (flags & Protocol.FLAG_OWN_NETNS) != 0;
-            int expected = (own ? 1 : 0) + (netnsState == Protocol.NETNS_DESCRIPTOR ? 1 : 0);
+            boolean sys = (flags & Protocol.FLAG_SYSFS) != 0;
+            int expected = (own ? 1 : 0) + (sys ? 1 : 0) + (netnsState == Protocol.NETNS_DESCRIPTOR ? 1 : 0);
             if (fds.size() != expected) {
                 throw new BadRequest("malformed request: " + fds.size() + " descriptors, " + expected + " expected");
             }
@@ -98,10 +103,12 @@ final class Request implements AutoCloseable {
             int stdinAt = (int) (idLength + typeLength + envLength);
             byte[] stdin = new byte[(int) stdinLength];
             System.arraycopy(body, stdinAt, stdin, 0, stdin.length);
-            Descriptor ownNetns = own ? fds.get(0) : null;
-            Descriptor netns = netnsState == Protocol.NETNS_DESCRIPTOR ? fds.get(own ? 1 : 0) : null;
+            int next = 0;
+            Descriptor ownNetns = own ? fds.get(next++) : null;
+            Descriptor sysfs = sys ? fds.get(next++) : null;
+            Descriptor netns = netnsState == Protocol.NETNS_DESCRIPTOR ? fds.get(next) : null;
             keep = true;
-            return new Request(buildId, type, env, stdin, netnsState, ownNetns, netns, fds);
+            return new Request(buildId, type, env, stdin, netnsState, ownNetns, sysfs, netns, fds);
         } finally {
             if (!keep) {
                 first.closeDescriptors();

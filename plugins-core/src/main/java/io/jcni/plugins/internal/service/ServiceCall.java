@@ -139,14 +139,19 @@ final class ServiceCall implements Runnable {
     }
 
     private static CallerNetns handedNetns(Request request) {
+        CallerNetns netns;
         switch (request.netnsState) {
             case Protocol.NETNS_DESCRIPTOR:
-                return CallerNetns.descriptor(request.netns);
+                netns = CallerNetns.descriptor(request.netns);
+                break;
             case Protocol.NETNS_ABSENT:
-                return CallerNetns.absent();
+                netns = CallerNetns.absent();
+                break;
             default:
-                return null; // unset, or for the plugin to open (and report) itself
+                netns = CallerNetns.byPath(); // unset, or for the plugin to open (and report) itself
+                break;
         }
+        return request.sysfs == null ? netns : netns.withSysfs(request.sysfs);
     }
 
     /** The skel's run as a task for {@link NetNs#call} (a named class: no lambdas in this module). */

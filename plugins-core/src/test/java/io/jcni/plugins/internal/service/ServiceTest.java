@@ -298,6 +298,30 @@ class ServiceTest {
         }
     }
 
+    /**
+     * sysfs lists the devices of the namespace it was mounted for, so a plugin reading /sys (host-device's
+     * kernelpath) reads the client's: here a fake tree, whose one device the plugin then looks for.
+     */
+    @Test
+    void hostDeviceReadsTheSysfsTheClientHandedOver() throws Exception {
+        assumeTrue(Worlds.root(), "needs root: creates network namespaces");
+        start();
+        Path sys = dir.resolve("fake-sys");
+        Files.createDirectories(sys.resolve("devices/virtual/net/jcnifake0"));
+        try (NetNs clientNs = NetNs.create(); NetNs container = NetNs.create()) {
+            TestClient add = TestClient.call("ADD").type("host-device").env("CNI_CONTAINERID", "c1")
+                    .env("CNI_IFNAME", "net1").env("CNI_PATH", dir.toString())
+                    .netns("/var/run/netns/c1", container.path())
+                    .stdin("{\"cniVersion\":\"1.0.0\",\"name\":\"svc\",\"type\":\"host-device\","
+                            + "\"kernelpath\":\"/sys/devices/virtual\"}");
+            add.ownNetns = clientNs.path();
+            add.sysfs = sys;
+            TestClient.Reply reply = add.send(socket);
+            assertThat(reply.status()).isEqualTo(1);
+            assertThat(reply.stdout()).as("the device listed in the handed-over sysfs").contains("jcnifake0");
+        }
+    }
+
     private void awaitInFlight(int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (service.inFlight() != n && System.nanoTime() < deadline) {

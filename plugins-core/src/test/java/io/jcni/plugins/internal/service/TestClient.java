@@ -23,6 +23,7 @@ final class TestClient {
     int protocol = Protocol.VERSION;
     int netnsState = Protocol.NETNS_NONE;
     Path ownNetns = Path.of("/proc/thread-self/ns/net");
+    Path sysfs;
     Path netns;
 
     static TestClient call(String command) {
@@ -69,7 +70,7 @@ final class TestClient {
                 .order(java.nio.ByteOrder.nativeOrder());
         b.put((byte) 'J').put((byte) 'C').put((byte) 'N').put((byte) 'I').putShort((short) protocol)
                 .put((byte) netnsState).put((byte) ((ownNetns != null ? Protocol.FLAG_OWN_NETNS : 0)
-                        | (stdin != null ? Protocol.FLAG_STDIN : 0)))
+                        | (stdin != null ? Protocol.FLAG_STDIN : 0) | (sysfs != null ? Protocol.FLAG_SYSFS : 0)))
                 .putShort((short) id.length).putShort((short) t.length).putInt(envBytes.size()).putInt(in.length)
                 .putInt(0).put(id).put(t).put(envBytes.toByteArray()).put(in);
         return b.array();
@@ -87,6 +88,9 @@ final class TestClient {
         try {
             if (ownNetns != null) {
                 fds.add(Descriptor.openPath(ownNetns));
+            }
+            if (sysfs != null) {
+                fds.add(Descriptor.openPath(sysfs));
             }
             if (netns != null) {
                 fds.add(Descriptor.openPath(netns));

@@ -365,8 +365,9 @@ class Measure:
         netns = self.netns("absent")  # the trivial plugin never opens it
         java = subprocess.Popen(
             [self.a.java, "--enable-native-access=ALL-UNNAMED", "-cp", self.a.jar,
-             "io.jcni.benchmarks.runtime.ExecLoop", bin_dir, cache_jcni, conf, netns], env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, bufsize=1)
+             "io.jcni.benchmarks.runtime.ExecLoop", bin_dir, cache_jcni, conf, netns,
+             os.path.join(self.a.dist, "libexec", "jcni-launch-helper")], env=self.env(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, bufsize=1)
 
         def jcni_block(variant, count):
             java.stdin.write(f"{variant} {count}\n")
@@ -391,6 +392,7 @@ class Measure:
             "go version": lambda c: go_block("VERSION", "invoke", c),
             "jcni version": lambda c: jcni_block("version", c),
             "jcni version-helper": lambda c: jcni_block("version-helper", c),
+            "jcni version-native-helper": lambda c: jcni_block("version-native-helper", c),
             "go add": lambda c: go_block("ADD", "libcni", c),
             "jcni add": lambda c: jcni_block("add", c),
         }

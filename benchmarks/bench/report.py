@@ -52,6 +52,8 @@ EXEC_ROWS = [
      [("jcni", 1.2, "issue 3")]),
     ("runtime", "go version", "jcni version-helper", None,
      "runtime exec overhead, jcni with 1 pre-started launch helper", [("jcni", 1.2, "issue 3")]),
+    ("runtime", "go version", "jcni version-native-helper", None,
+     "runtime exec overhead, jcni with 1 pre-started native launch helper", [("jcni", 1.2, "issue 14")]),
     ("runtime", "go add", "jcni add", None, "runtime list ADD of a trivial Go plugin, with result cache", []),
 ]
 SHORT = {
@@ -73,6 +75,7 @@ SHORT = {
     "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)":
         "runtime exec: Go libcni vs CniRuntime",
     "runtime exec overhead, jcni with 1 pre-started launch helper": "runtime exec, 1 launch helper",
+    "runtime exec overhead, jcni with 1 pre-started native launch helper": "runtime exec, 1 native helper",
     "runtime list ADD of a trivial Go plugin, with result cache": "runtime list ADD + cache",
 }
 # Issue 5: host-local ADD "must not grow with the fill". Read here as: jcni's median at 90 % at most this many times
@@ -162,6 +165,8 @@ def exec_rows(results):
         if suite not in suites:
             continue
         variants = {v["name"]: v for v in suites[suite]["variants"]}
+        if go_name not in variants or jcni_name not in variants:
+            continue
         go, jcni, svc = variants[go_name], variants[jcni_name], variants.get(svc_name) if svc_name else None
         gw = measured(go)
         paired = suite != "runtime"

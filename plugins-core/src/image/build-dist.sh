@@ -5,7 +5,10 @@
 # falls back to the JVM launcher; the systemd units of the service in dist/systemd. Run by plugins-core's package
 # phase (see its pom.xml):
 #
-#   build-dist.sh <jdk home> <module path> <dist dir> <version> <client source>
+#   build-dist.sh <jdk home> <module path> <dist dir> <version> <client source> <launch helper source>
+#
+# The runtime's native launch helper (runtime/src/main/c/launch-helper.c: CniRuntime.Options.withLaunchHelpers(n,
+# helper)) is compiled into dist/libexec/jcni-launch-helper alongside.
 #
 # Build id: a hash of the image's classes, written to image/lib/jcni-build-id and compiled into every client. A
 # client talks only to a service of the same id: a service left running from an older dist never answers for a newer
@@ -21,7 +24,7 @@
 # every launcher with -XX:AOTMode=on (which refuses to start on a rejected cache) and fails the build on any stderr.
 set -eu
 
-jdk=$1 modules=$2 dist=$3 version=$4 client_source=$5
+jdk=$1 modules=$2 dist=$3 version=$4 client_source=$5 helper_source=$6
 
 image=$dist/image
 main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
@@ -44,8 +47,8 @@ flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 
 command -v gcc >/dev/null 2>&1 || { say "gcc is needed to build the plugin client (scripts/setup installs it)"; exit 1; }
-rm -rf "$image" "$dist/cni" "$dist/bin" "$dist/systemd"
-mkdir -p "$dist/cni/bin" "$dist/cni/jvm" "$dist/bin" "$dist/systemd"
+rm -rf "$image" "$dist/cni" "$dist/bin" "$dist/systemd" "$dist/libexec"
+mkdir -p "$dist/cni/bin" "$dist/cni/jvm" "$dist/bin" "$dist/systemd" "$dist/libexec"
 say "jlink $image"
 "$jdk/bin/jlink" --module-path "$modules" --add-modules io.jcni.plugins \
     --strip-debug --no-header-files --no-man-pages \
@@ -97,6 +100,9 @@ LAUNCHER
         { say "compiling the plugin client for $type failed"; exit 1; }
 done < "$dist/aot-groups"
 rm "$dist/aot-groups"
+gcc -std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE -static-pie \
+    -Wl,-z,relro,-z,now -o "$dist/libexec/jcni-launch-helper" "$helper_source" ||
+    { say "compiling the launch helper failed"; exit 1; }
 
 # The runtime's CLI, with a cache of its own: a cache records the main module, and the CLI's is io.jcni.runtime.
 cat > "$dist/bin/jcni" <<LAUNCHER

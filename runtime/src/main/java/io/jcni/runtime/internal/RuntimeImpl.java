@@ -55,7 +55,7 @@ public final class RuntimeImpl implements CniRuntime {
     public RuntimeImpl(Options options) {
         this.options = options;
         this.invoker = new PluginInvoker(ProcessRunner.DEFAULT, options.stderr(),
-                WarmSpawner.create(options.environment(), options.launchHelpers()));
+                WarmSpawner.create(options.environment(), options.launchHelpers(), options.launchHelper()));
         this.cache = new ResultCache(options.cacheDir());
         this.locks = new AttachmentLocks(options.cacheDir());
         this.cniPath = PluginLocator.joinPath(options.cniPath());

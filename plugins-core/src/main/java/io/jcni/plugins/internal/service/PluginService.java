@@ -180,9 +180,17 @@ final class PluginService implements AutoCloseable {
         return attachments;
     }
 
-    /** The network namespace the service runs in (calls from clients there run on the call thread itself). */
-    NetNs.Id home() {
-        return home;
+    /**
+     * Whether {@code netns}, a client's network namespace, is the service's own: one {@code stat}, where opening it
+     * as a {@link NetNs} (and checking it is one) takes several calls. Calls from there run on the call thread itself.
+     */
+    boolean isHome(io.jcni.netlink.sys.Descriptor netns) {
+        try {
+            java.util.Map<String, Object> id = Files.readAttributes(netns.procPath(), "unix:dev,ino");
+            return home.device() == (Long) id.get("dev") && home.inode() == (Long) id.get("ino");
+        } catch (IOException | RuntimeException e) {
+            return false; // opening it as a namespace reports what it is
+        }
     }
 
     /** Calls running or waiting. */

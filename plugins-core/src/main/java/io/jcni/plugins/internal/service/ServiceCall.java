@@ -17,14 +17,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * One connection: read the request, refuse it or run it, answer. Runs on one of the service's call threads.
  *
  * <p>Order, which the client's guarantees rest on: the request is read and checked completely; the attachment's lock
- * is taken; 'A' is sent, and if that fails (the client was killed while waiting) nothing runs; the call runs to its
- * end (completed or rolled back by the plugin) even if the client goes away meanwhile; the whole answer is sent in
- * one frame. The client prints nothing before it has that frame complete.
+ * is taken; for a call that changes state (ADD, DEL, GC) 'A' is sent, and if that fails (the client was killed while
+ * waiting) nothing runs; the call runs to its end (completed or rolled back by the plugin) even if the client goes
+ * away meanwhile; the whole answer is sent in one frame (for the other calls, with their 'A' in front). The client
+ * prints nothing before it has that frame complete.
  */
 final class ServiceCall implements Runnable {
     private final PluginService service;
     private final UnixSocket conn;
     private final PeerCredentials peer;
+    /** When the acceptor handed the connection over (for the debug line's times). */
+    private final long accepted = System.nanoTime();
+    private long read;
 
     ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer) {
         this.service = service;
@@ -53,6 +57,7 @@ final class ServiceCall implements Runnable {
                 conn.send(Protocol.error(CniError.IO_FAILURE, e.getMessage(), "see the service's log"));
                 return;
             }
+            read = System.nanoTime();
             if (!request.buildId.equals(service.settings().buildId())) {
                 service.stats().mismatched.increment();
                 conn.send(Protocol.mismatch(service.settings().buildId()));
@@ -83,7 +88,7 @@ final class ServiceCall implements Runnable {
                     "this image has " + PluginRegistry.TYPES);
         }
         NetNs client = null;
-        if (request.ownNetns != null) {
+        if (request.ownNetns != null && !service.isHome(request.ownNetns)) {
             try {
                 client = NetNs.openDescriptor(request.ownNetns, Path.of("/proc/" + peer.pid() + "/ns/net"));
             } catch (KernelException e) {
@@ -102,13 +107,22 @@ final class ServiceCall implements Runnable {
                 lock.lock();
             }
             try {
-                try {
-                    conn.send(new byte[] {Protocol.ACCEPTED});
-                } catch (KernelException e) {
-                    service.log().debug("a client of " + peer + " left before its call started: " + e.getMessage());
-                    return null;
+                if (changesState(command)) {
+                    try {
+                        conn.send(new byte[] {Protocol.ACCEPTED});
+                    } catch (KernelException e) {
+                        service.log().debug("a client of " + peer + " left before its call started: "
+                                + e.getMessage());
+                        return null;
+                    }
+                    return run(skel, request, client);
                 }
-                return run(skel, request, client);
+                // Nothing to run or not: a call that changes nothing is acknowledged with its answer, in one send.
+                byte[] answer = run(skel, request, client);
+                byte[] frame = new byte[answer.length + 1];
+                frame[0] = Protocol.ACCEPTED;
+                System.arraycopy(answer, 0, frame, 1, answer.length);
+                return frame;
             } finally {
                 if (lock != null) {
                     lock.unlock();
@@ -121,15 +135,21 @@ final class ServiceCall implements Runnable {
         }
     }
 
+    /** ADD, DEL and GC change state; VERSION, CHECK and STATUS (and an unknown command, an error) do not. */
+    private static boolean changesState(String command) {
+        return command.equals("ADD") || command.equals("DEL") || command.equals("GC");
+    }
+
     private byte[] run(Skel skel, Request request, NetNs client) {
         long start = System.nanoTime();
+        // In the client's network namespace when it is not the service's: the plugin's "host" side is the runtime's.
         SkelCall call = new SkelCall(skel, request.env, request.stdin, handedNetns(request));
-        // In the client's network namespace: the plugin's "host" side is the runtime's, wherever the service runs.
-        int status = client == null || client.id().equals(service.home()) ? call.run() : client.call(call);
+        int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
         if (service.log().debugEnabled()) {
             service.log().debug(request.variable("CNI_COMMAND") + " " + request.type + " for " + peer + ": status "
-                    + status + " in " + (System.nanoTime() - start) / 1000 + " us");
+                    + status + "; waited " + (read - accepted) / 1000 + " us for a thread and the request, ran "
+                    + (System.nanoTime() - start) / 1000 + " us" + (client == null ? "" : " in " + client));
         }
         if (call.out.overflowed()) {
             return Protocol.error(CniError.IO_FAILURE, "plugin " + request.type + " printed more than "

@@ -93,7 +93,7 @@ public final class ProcessRunner {
         if (spawner != null && WarmSpawner.carries(executable, cniEnv)) {
             WarmSpawner.Helper helper = spawner.take();
             if (helper != null) {
-                byte[] header = WarmSpawner.header(helper, executable, cniEnv);
+                byte[] header = spawner.header(helper, executable, cniEnv);
                 byte[] input = Arrays.copyOf(header, header.length + stdin.length);
                 System.arraycopy(stdin, 0, input, header.length, stdin.length);
                 Outcome outcome = collect(helper.process, input, timeoutNanos, executable);

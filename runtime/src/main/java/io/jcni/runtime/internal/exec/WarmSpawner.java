@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * base environment lacks it), only when {@code /bin/dash} or {@code /usr/bin/dash} exists, and only for values
  * without newlines. Otherwise the runner spawns directly. Idle helpers exit by themselves when the JVM goes (their
  * stdin closes) and are destroyed when their spawner becomes unreachable.
+ *
+ * <p>jcni's native helper ({@code runtime/src/main/c/launch-helper.c}, shipped as
+ * {@code dist/libexec/jcni-launch-helper}) plays dash's part when given: the same header, preceded by its length so
+ * that it is read in one call where dash reads a byte per call, and no shell variables, so any environment is served.
  */
 public final class WarmSpawner {
     private static final List<String> SHELL_MANAGED = List.of("IFS", "OPTIND", "PPID");
@@ -45,6 +50,8 @@ public final class WarmSpawner {
     private final Map<String, String> baseEnv;
     private final int idle;
     private final State state;
+    /** Whether the helper is jcni's native one, which takes its header's length first. */
+    private final boolean nativeHelper;
 
     /** One started helper and the nonce it will print if its exec fails. */
     public static final class Helper {
@@ -72,10 +79,20 @@ public final class WarmSpawner {
         }
     }
 
-    private WarmSpawner(Path dash, Map<String, String> baseEnv, int idle) {
+    private WarmSpawner(Path nativeHelper, Map<String, String> baseEnv, int idle) {
         this.baseEnv = baseEnv;
         this.idle = idle;
         this.state = new State();
+        this.nativeHelper = true;
+        this.command = List.of(nativeHelper.toString());
+        CLEANER.register(this, state);
+    }
+
+    private WarmSpawner(Map<String, String> baseEnv, int idle, Path dash) {
+        this.baseEnv = baseEnv;
+        this.idle = idle;
+        this.state = new State();
+        this.nativeHelper = false;
         StringBuilder script = new StringBuilder()
                 .append("IFS= read -r n || exit 125\n")
                 .append("trap 'printf \"%s\" \"$n\" >&2' EXIT\n")
@@ -94,8 +111,20 @@ public final class WarmSpawner {
      * environment holds variables dash would change). Helpers start on first use.
      */
     public static WarmSpawner create(Map<String, String> baseEnv, int idle) {
+        return create(baseEnv, idle, null);
+    }
+
+    /**
+     * A spawner keeping {@code idle} helpers ready that run {@code nativeHelper} (jcni's launch helper), or dash as
+     * {@link #create(Map, int)} when it is null. A native helper that is not executable means no helpers (direct
+     * spawns), as a missing dash does.
+     */
+    public static WarmSpawner create(Map<String, String> baseEnv, int idle, Path nativeHelper) {
         if (idle <= 0) {
             return null;
+        }
+        if (nativeHelper != null) {
+            return Files.isExecutable(nativeHelper) ? new WarmSpawner(nativeHelper, baseEnv, idle) : null;
         }
         for (String name : SHELL_MANAGED) {
             if (baseEnv.containsKey(name)) {
@@ -104,24 +133,29 @@ public final class WarmSpawner {
         }
         for (Path dash : List.of(Path.of("/bin/dash"), Path.of("/usr/bin/dash"))) {
             if (Files.isExecutable(dash)) {
-                return new WarmSpawner(dash, baseEnv, idle);
+                return new WarmSpawner(baseEnv, idle, dash);
             }
         }
         return null;
     }
 
-    /** Whether a plugin with these values can go through a helper (no newline, which would break the header). */
+    /**
+     * Whether a plugin with these values can go through a helper: no newline, which would break the header, and a
+     * header the native helper takes (it reads at most 1 MiB; CNI variables are far smaller).
+     */
     static boolean carries(Path executable, Map<String, String> cniEnv) {
         if (executable.toString().indexOf('\n') >= 0) {
             return false;
         }
+        long length = executable.toString().length();
         for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
             if (entry.getKey().indexOf('\n') >= 0 || entry.getKey().indexOf('=') >= 0
                     || entry.getValue().indexOf('\n') >= 0 || !isName(entry.getKey())) {
                 return false;
             }
+            length += entry.getKey().length() + entry.getValue().length() + 2;
         }
-        return true;
+        return length < (256 << 10);
     }
 
     private static boolean isName(String name) {
@@ -148,14 +182,21 @@ public final class WarmSpawner {
     }
 
     /** The header that makes {@code helper} exec {@code executable} with {@code cniEnv} on top of its environment. */
-    static byte[] header(Helper helper, Path executable, Map<String, String> cniEnv) {
+    byte[] header(Helper helper, Path executable, Map<String, String> cniEnv) {
         StringBuilder header = new StringBuilder(256);
         header.append(new String(helper.nonce, StandardCharsets.ISO_8859_1)).append('\n');
         header.append(executable).append('\n');
         for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
             header.append(entry.getKey()).append('=').append(entry.getValue()).append('\n');
         }
-        return header.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+        if (!nativeHelper) {
+            return header.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+        }
+        byte[] body = header.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] length = String.format("%08d\n", body.length).getBytes(StandardCharsets.US_ASCII);
+        byte[] framed = Arrays.copyOf(length, length.length + body.length);
+        System.arraycopy(body, 0, framed, length.length, body.length);
+        return framed;
     }
 
     /** True if stderr ends with the helper's nonce: its exec failed and the plugin never ran. */

@@ -38,8 +38,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stdin closes) and are destroyed when their spawner becomes unreachable.
  *
  * <p>jcni's native helper ({@code runtime/src/main/c/launch-helper.c}, shipped as
- * {@code dist/libexec/jcni-launch-helper}) plays dash's part when given: the same header, preceded by its length so
- * that it is read in one call where dash reads a byte per call, and no shell variables, so any environment is served.
+ * {@code dist/libexec/jcni-launch-helper}) takes dash's place when given, and does more: it reads the same header
+ * (preceded by its length, so in one call where dash reads a byte per call, and with the stdin's length), starts the
+ * plugin as its child, feeds its stdin, collects its stdout, stderr and exit status and writes them back in one
+ * message ({@link #collects()}), so the runtime wakes once per call instead of handing results between the JDK's
+ * process threads; and it stays, serving call after call ({@link #release}), so no helper is started per call. It
+ * sets no shell variables, so any environment is served.
  */
 public final class WarmSpawner {
     private static final List<String> SHELL_MANAGED = List.of("IFS", "OPTIND", "PPID");
@@ -68,6 +72,8 @@ public final class WarmSpawner {
     private static final class State implements Runnable {
         final ConcurrentLinkedQueue<Helper> ready = new ConcurrentLinkedQueue<>();
         final AtomicInteger pending = new AtomicInteger();
+        /** Native helpers serving a call now (they come back with {@link #release}). */
+        final AtomicInteger busy = new AtomicInteger();
         volatile boolean closed;
 
         @Override
@@ -177,8 +183,25 @@ public final class WarmSpawner {
         while ((helper = state.ready.poll()) != null && !helper.process.isAlive()) {
             // An idle helper that died (killed from outside): skip it.
         }
+        if (helper != null && nativeHelper) {
+            state.busy.incrementAndGet();
+        }
         refill();
         return helper;
+    }
+
+    /**
+     * A native helper is resident: after a call that read its whole answer ({@code reusable}) it goes back to the
+     * idle ones; otherwise (killed at a timeout, an answer it could not give) it is ended, and replaced.
+     */
+    void release(Helper helper, boolean reusable) {
+        state.busy.decrementAndGet();
+        if (reusable && !state.closed && helper.process.isAlive()) {
+            state.ready.add(helper);
+        } else {
+            helper.process.destroyForcibly();
+            refill();
+        }
     }
 
     /** The header that makes {@code helper} exec {@code executable} with {@code cniEnv} on top of its environment. */
@@ -192,11 +215,36 @@ public final class WarmSpawner {
         if (!nativeHelper) {
             return header.append('\n').toString().getBytes(StandardCharsets.UTF_8);
         }
+        throw new IllegalStateException("the native helper's header carries the stdin's length: header(h, e, env, n)");
+    }
+
+    /**
+     * The native helper's request head: the header's length, then nonce, executable, {@code stdinLength}, the
+     * variables; the plugin's stdin follows (exactly {@code stdinLength} bytes).
+     */
+    byte[] header(Helper helper, Path executable, Map<String, String> cniEnv, int stdinLength) {
+        if (!nativeHelper) {
+            return header(helper, executable, cniEnv);
+        }
+        StringBuilder header = new StringBuilder(256);
+        header.append(new String(helper.nonce, StandardCharsets.ISO_8859_1)).append('\n');
+        header.append(executable).append('\n').append(stdinLength).append('\n');
+        for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
+            header.append(entry.getKey()).append('=').append(entry.getValue()).append('\n');
+        }
         byte[] body = header.toString().getBytes(StandardCharsets.UTF_8);
         byte[] length = String.format("%08d\n", body.length).getBytes(StandardCharsets.US_ASCII);
         byte[] framed = Arrays.copyOf(length, length.length + body.length);
         System.arraycopy(body, 0, framed, length.length, body.length);
         return framed;
+    }
+
+    /**
+     * Whether the helpers answer with one message ("R status lengths overflow" and the plugin's output, or "E errno"
+     * when it could not be started) rather than becoming the plugin: jcni's native helper.
+     */
+    boolean collects() {
+        return nativeHelper;
     }
 
     /** True if stderr ends with the helper's nonce: its exec failed and the plugin never ran. */
@@ -219,9 +267,9 @@ public final class WarmSpawner {
     }
 
     private void refill() {
-        while (!state.closed && state.ready.size() + state.pending.get() < idle) {
+        while (!state.closed && state.ready.size() + state.pending.get() + state.busy.get() < idle) {
             state.pending.incrementAndGet();
-            ProcessRunner.submit(new Spawn(command, baseEnv, state));
+            ProcessRunner.submit(new Spawn(command, baseEnv, state, nativeHelper));
         }
     }
 
@@ -229,17 +277,23 @@ public final class WarmSpawner {
         private final List<String> command;
         private final Map<String, String> baseEnv;
         private final State state;
+        private final boolean collects;
 
-        Spawn(List<String> command, Map<String, String> baseEnv, State state) {
+        Spawn(List<String> command, Map<String, String> baseEnv, State state, boolean collects) {
             this.command = command;
             this.baseEnv = baseEnv;
             this.state = state;
+            this.collects = collects;
         }
 
         @Override
         public void run() {
             try {
                 ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command));
+                if (collects) {
+                    // Its answer is on stdout; the plugin's stderr travels in it.
+                    builder.redirectError(ProcessBuilder.Redirect.DISCARD);
+                }
                 if (baseEnv != System.getenv()) {
                     Map<String, String> env = builder.environment();
                     env.clear();

@@ -48,6 +48,51 @@ class NativeLaunchHelperTest extends WarmSpawnerTest {
         return WarmSpawner.create(env, 1, helper);
     }
 
+    /** The native helper starts the plugin as its child (and collects its outputs): the plugin's parent. */
+    @Override
+    @Test
+    void thePluginRunsInTheHelperStartedAheadOfTime() throws Exception {
+        Path plugin = io.jcni.runtime.ScriptPlugins.write(bin, "ppid", "cat >/dev/null; echo $PPID");
+        spawner.take(); // starts the first helper
+        awaitReady();
+        java.util.Set<Long> before = children();
+
+        ProcessRunner.Outcome outcome = run(plugin, "{}", 0);
+
+        long parent = Long.parseLong(new String(outcome.stdout, StandardCharsets.UTF_8).strip());
+        assertThat(before).as("the plugin's parent was a helper started before the call").contains(parent);
+        assertThat(outcome.status).isZero();
+    }
+
+    @Test
+    void oneResidentHelperServesCallAfterCall() throws Exception {
+        Path plugin = io.jcni.runtime.ScriptPlugins.write(bin, "ppid2", "cat >/dev/null; echo $PPID");
+        spawner.take(); // starts the first helper
+        awaitReady();
+        java.util.Set<String> parents = new java.util.HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            ProcessRunner.Outcome outcome = run(plugin, "{}", 0);
+            assertThat(outcome.status).isZero();
+            parents.add(new String(outcome.stdout, StandardCharsets.UTF_8).strip());
+        }
+        assertThat(parents).as("every call served by the one helper").hasSize(1);
+        assertThat(spawner.readyCount()).as("and it is idle again").isEqualTo(1);
+    }
+
+    @Test
+    void stdoutStderrAndStatusComeBackTogether() throws Exception {
+        Path plugin = io.jcni.runtime.ScriptPlugins.write(bin, "both", "cat; echo out; echo err >&2; exit 3");
+        spawner.take();
+        awaitReady();
+
+        ProcessRunner.Outcome outcome = run(plugin, "{\"x\":1}", 0);
+
+        assertThat(new String(outcome.stdout, StandardCharsets.UTF_8)).isEqualTo("{\"x\":1}out\n");
+        assertThat(new String(outcome.stderr, StandardCharsets.UTF_8)).isEqualTo("err\n");
+        assertThat(outcome.status).isEqualTo(3);
+        assertThat(outcome.timedOut).isFalse();
+    }
+
     @Test
     void anEnvironmentWithTheVariablesAShellManagesIsServedUnchanged() throws Exception {
         Map<String, String> withShellVariables = new HashMap<>(base);

@@ -62,7 +62,7 @@ class WarmSpawnerTest {
         }
     }
 
-    private static Set<Long> children() {
+    static Set<Long> children() {
         return ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
     }
 

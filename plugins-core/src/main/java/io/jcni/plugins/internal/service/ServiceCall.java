@@ -135,6 +135,20 @@ final class ServiceCall implements Runnable {
         }
     }
 
+    /**
+     * The plugin's environment: the client's, with {@code JCNI_SERVICE_SOCKET=off}, so that a delegate the plugin
+     * execs (a jcni client this service does not run in-process, e.g. of another version) runs its JVM launcher
+     * instead of coming back here: a call waiting for a call queued behind it could wait forever.
+     */
+    static Map<String, String> environment(Map<String, String> client) {
+        if ("off".equals(client.get(ServiceMain.SOCKET_ENV))) {
+            return client;
+        }
+        Map<String, String> env = new java.util.HashMap<>(client);
+        env.put(ServiceMain.SOCKET_ENV, "off");
+        return java.util.Collections.unmodifiableMap(env);
+    }
+
     /** ADD, DEL and GC change state; VERSION, CHECK and STATUS (and an unknown command, an error) do not. */
     private static boolean changesState(String command) {
         return command.equals("ADD") || command.equals("DEL") || command.equals("GC");
@@ -143,7 +157,7 @@ final class ServiceCall implements Runnable {
     private byte[] run(Skel skel, Request request, NetNs client) {
         long start = System.nanoTime();
         // In the client's network namespace when it is not the service's: the plugin's "host" side is the runtime's.
-        SkelCall call = new SkelCall(skel, request.env, request.stdin, handedNetns(request));
+        SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request));
         int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
         if (service.log().debugEnabled()) {

@@ -322,6 +322,58 @@ class ServiceTest {
         }
     }
 
+    /**
+     * A delegate the plugin execs gets the client's environment with JCNI_SERVICE_SOCKET=off: a jcni client among the
+     * delegates (one this service does not run in-process) must not come back to the service, where it would wait for
+     * a call thread held by its own caller.
+     */
+    @Test
+    void aDelegateTheServiceExecsNeverComesBackToIt() throws Exception {
+        start();
+        Path bin = Files.createDirectory(dir.resolve("bin"));
+        Path record = dir.resolve("delegate-env");
+        Path ipam = Files.writeString(bin.resolve("recorder"), "#!/bin/sh\nenv > '" + record + "'\ncat >/dev/null\n");
+        assertThat(ipam.toFile().setExecutable(true)).isTrue();
+        // bridge's DEL releases its IPAM first, also without a namespace (nothing else to do here without root).
+        TestClient del = TestClient.call("DEL").type("bridge").env("CNI_CONTAINERID", "c1").env("CNI_IFNAME", "eth0")
+                .env("CNI_PATH", bin.toString()).env("JCNI_SERVICE_SOCKET", socket.toString())
+                .env("JCNI_MARK", "from-the-client")
+                .stdin("{\"cniVersion\":\"1.0.0\",\"name\":\"svc\",\"type\":\"bridge\",\"ipam\":"
+                        + "{\"type\":\"recorder\"}}");
+        TestClient.Reply reply = del.send(socket);
+        assertThat(reply.status()).as(reply.stdout() + reply.stderr()).isZero();
+        assertThat(Files.readAllLines(record)).contains("JCNI_SERVICE_SOCKET=off", "JCNI_MARK=from-the-client",
+                "CNI_COMMAND=DEL");
+    }
+
+    /**
+     * Many calls at once in one JVM: 32 host-local ADDs for different containers, in debug mode, each get an address
+     * of their own, reserved for their container, and their own timing line (Timing is per thread) and nothing of
+     * another call's output.
+     */
+    @Test
+    void concurrentCallsGetTheirOwnResultsLogsAndAddresses() throws Exception {
+        start();
+        int n = 32;
+        java.util.List<CompletableFuture<TestClient.Reply>> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            TestClient c = hostLocalAdd("par-" + i).env("JCNI_DEBUG", "1");
+            calls.add(CompletableFuture.supplyAsync(() -> c.send(socket), clients));
+        }
+        java.util.Set<String> addresses = new java.util.HashSet<>();
+        for (int i = 0; i < n; i++) {
+            TestClient.Reply reply = calls.get(i).get(60, TimeUnit.SECONDS);
+            assertThat(reply.status()).as(reply.stdout() + reply.stderr()).isZero();
+            String address = reply.stdout().replaceAll("(?s).*\"address\": \"([0-9.]+)/24\".*", "$1");
+            addresses.add(address);
+            assertThat(Files.readString(dir.resolve("ipam/svc").resolve(address))).isEqualTo("par-" + i + "\r\neth0");
+            assertThat(reply.stderr().lines().filter(l -> l.contains("timing ADD:")).count()).as(reply.stderr())
+                    .isEqualTo(1);
+            assertThat(reply.stderr()).doesNotContain("par-" + ((i + 1) % n) + "\"");
+        }
+        assertThat(addresses).hasSize(n);
+    }
+
     private void awaitInFlight(int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (service.inFlight() != n && System.nanoTime() < deadline) {

@@ -7,14 +7,13 @@
 #    (./mvnw -B -q package -DskipTests) and the Go peers (it/scripts/build-go-tools.sh: libcni-driver, trivial-plugin).
 # 2. Checks that jcni's AOT caches are accepted (a stale cache silently doubles start-up).
 # 3. Creates a network namespace that plays the host (bridges, host-side veths and forwarding sysctls live there) and
-#    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, Go and jcni
-#    alternating in every round: VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16;
-#    bridge + host-local ADD/DEL; a bridge -> tuning chain and a bridge -> bandwidth chain run by jcni's runtime CLI
-#    with Go's and with jcni's plugins; the same for bridge(ipMasq) -> tuning -> portmap with two published ports
-#    (issue 13: netfilter; JCNI_DEBUG=1 on jcni's side so the report can tell the plugins' handlers from the JVM
-#    starts); runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin); cluster-ipam ADD/DEL
-#    against one etcd member the run starts, with Go's host-local as the anchor (Go has no etcd IPAM). Peak RSS and CPU
-#    time of each exec from wait4.
+#    the container namespaces, then measures inside it (benchmarks/bench/measure.py), interleaved, three sides
+#    alternating in every round: Go's plugins, jcni's exec'd without a service (the clients run their JVM launchers),
+#    and jcni's through the plugin service (`jcni serve`, started in the bench host namespace on a private socket):
+#    the service's RSS over 10,000 bridge ADD/DEL pairs through it (which also warms it) and the client's peak RSS;
+#    VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16; bridge + host-local ADD/DEL; a
+#    bridge -> tuning chain run by jcni's runtime CLI with each side's plugins; runtime exec overhead (Go libcni vs
+#    jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each exec from wait4.
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
 #    the report.
 # 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
@@ -27,10 +26,10 @@
 #   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
-#   --suites LIST    comma-separated subset of: version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,
-#                    runtime,cluster-ipam (the default) and the extras ptp,bridge-static
-#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, cluster-ipam, netlink, nftables, runtime
-#                    exec, bridge in-process)
+#   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,runtime (the
+#                    default) and the extras ptp,bridge-static
+#   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
+#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
 #   --no-setup       skip scripts/setup;  --no-build: skip the Maven and Go builds (use what is built)
 #   --out DIR        report directory (default benchmarks/target/report)
@@ -43,8 +42,8 @@ out=$root/benchmarks/target/report
 gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
-n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts=''
-suites=version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam
+n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
+suites=service,version,host-local,host-local-90,bridge,chain,runtime
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -56,6 +55,7 @@ while [ $# -gt 0 ]; do
     --n-full) n_full=${2:?--n-full needs a value}; shift ;;
     --warmup) warmup=${2:?--warmup needs a value}; shift ;;
     --suites) suites=${2:?--suites needs a value}; shift ;;
+    --service-calls) service_calls=${2:?--service-calls needs a value}; shift ;;
     --jmh-opts) jmh_opts=${2:?--jmh-opts needs a value}; shift ;;
     --no-setup) setup=false ;;
     --no-build) build=false ;;
@@ -66,11 +66,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 if $quick; then
-  n=${n:-5} n_full=${n_full:-2} warmup=${warmup:-1}
+  n=${n:-5} n_full=${n_full:-2} warmup=${warmup:-1} service_calls=${service_calls:-200}
   jmh_opts=${jmh_opts:--f 1 -wi 1 -i 1 -w 500ms -r 500ms}
   block=10 factor=4
 else
-  n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3}
+  n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3} service_calls=${service_calls:-10000}
   jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}
   block=20 factor=5
 fi
@@ -95,7 +95,6 @@ set +e
 set -e
 java=$JAVA_HOME/bin/java
 for f in "$root/dist/bin/jcni" "$root/dist/cni/bin/host-local" "$root/dist/cni/bin/bridge" "$root/dist/cni/bin/tuning" \
-         "$root/dist/cni/bin/bandwidth" /usr/lib/cni/bandwidth "$root/dist/cni/bin/portmap" /usr/lib/cni/portmap \
          /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning "$gobin/libcni-driver" \
          "$gobin/trivial-plugin"; do
   [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
@@ -105,7 +104,7 @@ command -v hyperfine >/dev/null || die "hyperfine is not installed (run without 
 
 # A stale AOT cache is ignored with a warning and start-up silently doubles: -XX:AOTMode=on makes it fail instead.
 for launcher in cni/bin/host-local cni/bin/bridge; do
-  JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$root/dist/$launcher" </dev/null >/dev/null ||
+  JCNI_SERVICE_SOCKET=off JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$root/dist/$launcher" </dev/null >/dev/null ||
     die "dist/$launcher: its AOT cache is not accepted (rebuild: ./mvnw -B package)"
 done
 JCNI_JAVA_OPTS=-XX:AOTMode=on "$root/dist/bin/jcni" --version >/dev/null ||
@@ -139,8 +138,8 @@ before=$(snapshot)
 # Lines of a snapshot difference this script could have caused: its namespaces, the links its plugins create
 # (bridges named after the namespaces, veth<hex> host ends), their addresses and routes (10.211-213.x, 10.220.x),
 # sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
-links="(veth|bridge-|bstatic-|ptp-|chain-|bw-|bwp|jcni-bjmh)"
-ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|22[01])\.))"
+links="(veth|bridge-|bstatic-|ptp-|chain-|svc-rss|jcni-bjmh)"
+ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|220)\.))"
 
 # host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
 # difference and returns 1 (only other programs' changes) or 2 (changes this script could have made). A difference
@@ -192,11 +191,15 @@ done
 
 mkdir -p "$out"
 rm -f "$out/report.md" "$out/exec-latency.svg" "$out/results.json" "$out/jmh.json" "$out/first-handle.txt"
+# The client's peak RSS is read by a small static program (see its comment for why not Python's own wait4).
+gcc -std=c11 -Wall -Wextra -Werror -O2 -static -o "$work/rss-probe" "$bench/rss-probe.c" ||
+  die "cannot build rss-probe (gcc and libc6-dev: scripts/setup)"
 python3 "$bench/machine.py" start --root "$root" --java "$java" >"$work/start.json"
 say "measuring: suites $suites, n $n ($n_full at 90 %), warm-up $warmup, in namespace $hostns"
 ip netns exec "$hostns" python3 "$bench/measure.py" run --out "$work/results.json" --suites "$suites" --tag "$tag" \
   --work "$work" --dist "$root/dist" --go-bin "$gobin" --java "$java" --jar "$jar" --n "$n" --n-full "$n_full" \
-  --warmup "$warmup" --block "$block" --runtime-factor "$factor"
+  --warmup "$warmup" --block "$block" --runtime-factor "$factor" --service-calls "$service_calls" \
+  --rss-probe "$work/rss-probe"
 cp "$work/results.json" "$out/results.json"
 
 jmh_args=()
@@ -208,9 +211,7 @@ if $jmh; then
   JCNI_BENCH_NETNS_PREFIX=$tag ip netns exec "$hostns" "$java" -Djmh.ignoreLock=true -jar "$jar" \
     'io\.jcni\.benchmarks\.codec\.CodecBenchmark' \
     'HostLocalBenchmark\.(allocate|release|findById)$' \
-    'ClusterIpamBenchmark' \
     'NetlinkBenchmarks' \
-    'NftablesBenchmark' \
     'RuntimeExecBenchmark\.(versionInfo|versionInfoWithLaunchHelper|processBuilderOnly)$' \
     'BridgeInProcessBenchmark' \
     -p fs=tmpfs -p pluginDir="$gobin" \

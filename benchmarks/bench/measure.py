@@ -5,15 +5,24 @@ every raw sample to a JSON file. Statistics, targets and the report are report.p
     measure.py namespaces --suites LIST          the container namespaces the suites need (suffixes, one a line)
     measure.py run --out FILE [options]          measure; run it inside the bench "host" namespace (ip netns exec)
 
-How one exec is timed (suites version, host-local, host-local-90, bridge, chain, netfilter, bandwidth, ptp, bridge-static): posix_spawn of
+How one exec is timed (suites version, host-local, host-local-90, bridge, chain, ptp, bridge-static): posix_spawn of
 the executable with the environment and stdin a runtime gives a plugin (stdout and stderr to files), then wait4; wall
 time from just before the spawn to the reaped exit, CPU time (user + system) and peak RSS (ru_maxrss: the largest
 process of the exec's tree, e.g. a plugin and the IPAM plugin it execs) from the child's rusage. A failed exec (exit
 status other than 0, or an ADD that prints no IP) stops the run: timing a failure would be meaningless.
 
-Interleaving: every round runs each variant of a suite once, Go and jcni alternating which goes first, so that
-background load (this machine is shared) hits both alike; the first rounds are warm-up and are recorded as such
-(report.py drops them). The runtime suite alternates blocks instead: a block of Go libcni calls (libcni-driver
+Three sides: Go's plugins, jcni's plugins exec'd as without a service (dist/cni/bin with JCNI_SERVICE_SOCKET=off:
+the client runs its JVM launcher), and jcni's plugins through the plugin service ("svc": the same clients, with a
+`jcni serve` started here, in the bench host namespace, on a socket in the work directory).
+
+Interleaving: every round runs each variant of a suite once, the sides alternating which goes first, so that
+background load (this machine is shared) hits all alike; the first rounds are warm-up and are recorded as such
+(report.py drops them).
+
+The service suite runs first: 10,000 bridge + host-local ADD/DEL pairs through the service (--service-calls), its RSS
+sampled along the way; that is also the service's warm-up (a node's service runs for days; its JIT has compiled the
+plugins' code long since). Then the client's peak RSS, read by rss-probe (a small static program that forks and
+execs the client: Python's own spawn would count the interpreter's memory into the child's ru_maxrss). The runtime suite alternates blocks instead: a block of Go libcni calls (libcni-driver
 bench-exec, one process per block) and a block of jcni runtime calls (ExecLoop, one long-lived JVM, as a Java runtime
 is), both execing the same trivial Go plugin; the first block of each is warm-up.
 """
@@ -29,23 +38,20 @@ import time
 PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 PHASE = re.compile(r"timing (ADD|DEL): (.*)")
 PHASE_ITEM = re.compile(r"([\w+-]+) (\d+) us")
-# A plugin's timing line as a runtime passes its stderr on: "<type>: timing ADD: ..., handler N us".
-PLUGIN_HANDLER = re.compile(r"^([\w-]+): timing (?:ADD|DEL): .*handler (\d+) us", re.M)
 
 # suite -> the container namespaces it needs (compare.sh creates <tag>-<suffix> before entering the host namespace:
 # a namespace created from inside `ip netns exec` would be mounted in that mount namespace only).
 NAMESPACES = {
-    "bridge": ["bridge-go", "bridge-jcni"],
-    "bridge-static": ["bstatic-go", "bstatic-jcni"],
-    "ptp": ["ptp-go", "ptp-jcni"],
-    "chain": ["chain-go", "chain-jcni"],
-    "bandwidth": ["bw-go", "bw-jcni"],
-    "netfilter": ["chain-nf-go", "chain-nf-jcni"],
+    "bridge": ["bridge-go", "bridge-jcni", "bridge-svc"],
+    "bridge-static": ["bstatic-go", "bstatic-jcni", "bstatic-svc"],
+    "ptp": ["ptp-go", "ptp-jcni", "ptp-svc"],
+    "chain": ["chain-go", "chain-jcni", "chain-svc"],
+    "service": ["svc-rss"],
 }
+SIDES = ("go", "jcni", "svc")
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
 SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213}
-DEFAULT_SUITES = ["version", "host-local", "host-local-90", "bridge", "chain", "netfilter", "bandwidth", "runtime",
-                  "cluster-ipam"]
+DEFAULT_SUITES = ["service", "version", "host-local", "host-local-90", "bridge", "chain", "runtime"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -56,11 +62,10 @@ class ExecFailed(Exception):
 class Variant:
     """One command of a suite, e.g. Go's bridge ADD: argv, environment, stdin file, and its samples."""
 
-    def __init__(self, name, side, argv, env, stdin, check=None, phases=False, handlers=()):
+    def __init__(self, name, side, argv, env, stdin, check=None, phases=False):
         self.name, self.side, self.argv, self.env, self.stdin = name, side, argv, env, stdin
         self.check = check
         self.phases = phases
-        self.handlers = handlers  # plugin types whose handler times (JCNI_DEBUG lines) a runtime's stderr carries
         self.samples = []  # {"wall_ms", "cpu_ms", "rss_kb", "warmup", "phases"?}
 
     def run(self, work, warmup):
@@ -94,15 +99,6 @@ class Variant:
                 for key, value in PHASE_ITEM.findall(lines[-1].group(2)):
                     phases[key] = phases.get(key, 0) + int(value) / 1000
                 sample["phases"] = phases
-        if self.handlers:
-            found = {}
-            for plugin, us in PLUGIN_HANDLER.findall(err):
-                if plugin in self.handlers:
-                    found[plugin] = found.get(plugin, 0) + int(us) / 1000
-            missing = [h for h in self.handlers if h not in found]
-            if missing:
-                raise ExecFailed(f"{self.name}: no timing line of {missing} in stderr: {err[:2000]}")
-            sample["handlers"] = found
         self.samples.append(sample)
 
     def record(self):
@@ -152,6 +148,53 @@ class Measure:
         self.jcni_cli = os.path.join(args.dist, "bin", "jcni")
         self.go = args.go_plugins
         self.suites = {}
+        self.socket = os.path.join(self.work, "service", "plugins.sock")
+        self.service = None
+
+    # ---------------------------------------------------------------------------------------------- the service
+
+    def start_service(self):
+        os.makedirs(os.path.dirname(self.socket), mode=0o700, exist_ok=True)
+        log = open(os.path.join(self.work, "service.log"), "w")
+        self.service = subprocess.Popen([self.jcni_cli, "serve", "--socket", self.socket], env=self.env(),
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(self.socket):
+            if self.service.poll() is not None or time.monotonic() > deadline:
+                raise ExecFailed(f"jcni serve did not start: {self.service_log()}")
+            time.sleep(0.05)
+        self.log(f"service: pid {self.service.pid} on {self.socket}")
+
+    def stop_service(self):
+        if self.service and self.service.poll() is None:
+            self.service.terminate()
+            self.service.wait(timeout=60)
+
+    def service_log(self):
+        with open(os.path.join(self.work, "service.log")) as f:
+            return f.read()
+
+    def service_memory(self):
+        """VmRSS and VmHWM of the service, KiB."""
+        values = {}
+        with open(f"/proc/{self.service.pid}/status") as f:
+            for line in f:
+                key = line.split(":")[0]
+                if key in ("VmRSS", "VmHWM"):
+                    values[key] = int(line.split()[1])
+        return values
+
+    def side_env(self, side, **extra):
+        """A plugin's environment on one side: jcni's clients without a service run their JVM launcher; with one,
+        ask it."""
+        if side == "jcni":
+            extra["JCNI_SERVICE_SOCKET"] = "off"
+        elif side == "svc":
+            extra["JCNI_SERVICE_SOCKET"] = self.socket
+        return self.env(**extra)
+
+    def plugins(self, side):
+        return self.go if side == "go" else self.dist
 
     def log(self, text):
         print(f"measure: {text}", file=sys.stderr, flush=True)
@@ -181,15 +224,15 @@ class Measure:
 
     def version(self):
         stdin = write(os.path.join(self.work, "version.json"), '{"cniVersion":"1.0.0"}')
-        env = self.env(CNI_COMMAND="VERSION")
-        noaot = self.env(CNI_COMMAND="VERSION", JCNI_JAVA_OPTS="-XX:AOTMode=off")
-        hl = [Variant("go host-local VERSION", "go", [f"{self.go}/host-local"], env, stdin, has_versions),
-              Variant("jcni host-local VERSION", "jcni", [f"{self.dist}/host-local"], env, stdin, has_versions)]
-        br = [Variant("go bridge VERSION", "go", [f"{self.go}/bridge"], env, stdin, has_versions),
-              Variant("jcni bridge VERSION", "jcni", [f"{self.dist}/bridge"], env, stdin, has_versions)]
+        noaot = self.side_env("jcni", CNI_COMMAND="VERSION", JCNI_JAVA_OPTS="-XX:AOTMode=off")
+        names = {"go": "go", "jcni": "jcni", "svc": "svc"}
+        hl = [Variant(f"{names[side]} host-local VERSION", side, [f"{self.plugins(side)}/host-local"],
+                      self.side_env(side, CNI_COMMAND="VERSION"), stdin, has_versions) for side in SIDES]
+        br = [Variant(f"{names[side]} bridge VERSION", side, [f"{self.plugins(side)}/bridge"],
+                      self.side_env(side, CNI_COMMAND="VERSION"), stdin, has_versions) for side in SIDES]
         off = Variant("jcni host-local VERSION, AOT cache off", "jcni", [f"{self.dist}/host-local"], noaot, stdin,
                       has_versions)
-        steps = [(hl[0], hl[1], off), tuple(br)]
+        steps = [tuple(hl) + (off,), tuple(br)]
         self.rounds("version", steps, self.a.n, self.a.warmup)
         self.save("version", hl + br + [off], hyperfine=self.hyperfine())
 
@@ -205,7 +248,8 @@ class Measure:
         out = os.path.join(self.work, "hyperfine.json")
         commands = [f"{self.go}/host-local", f"{self.dist}/host-local"]
         p = subprocess.run(["hyperfine", "-N", "-w", "5", "-r", str(max(self.a.n, 10)), "--export-json", out]
-                           + commands, env=self.env(CNI_COMMAND="VERSION"), capture_output=True, text=True)
+                           + commands, env=self.side_env("jcni", CNI_COMMAND="VERSION"), capture_output=True,
+                           text=True)
         if p.returncode != 0:
             raise ExecFailed(f"hyperfine failed ({p.returncode}): {p.stderr}")
         with open(out) as f:
@@ -220,16 +264,18 @@ class Measure:
         steps = [self.host_local_pair(suite, fill, "")]
         if fill:
             steps.append(self.host_local_pair(suite, 0, ", empty /16 (control)"))
-        steps = [(go[0], jcni[0]) for go, jcni in steps] + [(go[1], jcni[1]) for go, jcni in steps]
+        steps = [tuple(side[0] for side in s) for s in steps] + [tuple(side[1] for side in s) for s in steps]
         rounds = self.a.n_full if fill else self.a.n
         self.rounds(suite, steps, rounds, 1 if fill else self.a.warmup)
         self.save(suite, [v for pair in steps for v in pair], fill=fill, subnet_size=65536)
 
     def host_local_pair(self, suite, fill, suffix):
-        """(Go's (ADD, DEL), jcni's (ADD, DEL)) on a /16 of their own each, prefilled with `fill` reservations."""
-        subnet = {("go", True): "10.201", ("jcni", True): "10.202", ("go", False): "10.203", ("jcni", False): "10.204"}
+        """((ADD, DEL) per side) on a /16 of their own each, prefilled with `fill` reservations."""
+        subnet = {("go", True): "10.201", ("jcni", True): "10.202", ("go", False): "10.203", ("jcni", False): "10.204",
+                  ("svc", True): "10.205", ("svc", False): "10.206"}
         pairs = []
-        for side, exe in (("go", self.go), ("jcni", self.dist)):
+        for side in SIDES:
+            exe = self.plugins(side)
             prefix = subnet[(side, suffix == "")]
             data = os.path.join(self.work, f"{suite}-{side}-{prefix}")
             if fill:
@@ -241,68 +287,20 @@ class Measure:
             base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
                         CNI_PATH=exe)
             add = Variant(f"{side} host-local ADD{suffix}", side, [f"{exe}/host-local"],
-                          self.env(CNI_COMMAND="ADD", **base), conf, has_ip)
+                          self.side_env(side, CNI_COMMAND="ADD", **base), conf, has_ip)
             delete = Variant(f"{side} host-local DEL{suffix}", side, [f"{exe}/host-local"],
-                             self.env(CNI_COMMAND="DEL", **base), conf)
+                             self.side_env(side, CNI_COMMAND="DEL", **base), conf)
             # One untimed DEL: jcni builds its index of a data directory it has not seen (once per directory).
             delete.run(self.work, True)
             delete.samples.clear()
             pairs.append((add, delete))
         return tuple(pairs)
 
-    def cluster_ipam(self, suite):
-        """jcni's cluster-ipam ADD then DEL against one etcd member started here (Debian's etcd-server, data on the
-        run's tmpfs work dir, loopback of the bench host namespace), paired with Go's host-local ADD then DEL on an
-        empty /16 as the anchor: Go has no etcd IPAM, so the ratio says what the cluster store costs over a node-local
-        one, not jcni against Go."""
-        etcd = shutil.which("etcd")
-        if not etcd:
-            raise ExecFailed("cluster-ipam: etcd is not installed (scripts/setup installs etcd-server)")
-        port = 23000 + os.getpid() % 2000
-        data = os.path.join(self.work, "etcd")
-        log = open(os.path.join(self.work, "etcd.log"), "w")
-        proc = subprocess.Popen([etcd, "--name", "bench", "--data-dir", data,
-                                 "--listen-client-urls", f"http://127.0.0.1:{port}",
-                                 "--advertise-client-urls", f"http://127.0.0.1:{port}",
-                                 "--listen-peer-urls", f"http://127.0.0.1:{port + 1}",
-                                 "--initial-advertise-peer-urls", f"http://127.0.0.1:{port + 1}",
-                                 "--initial-cluster", f"bench=http://127.0.0.1:{port + 1}", "--log-level", "error"],
-                                stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.time() + 30
-            while subprocess.run(["curl", "-sf", "-m", "1", "-X", "POST", "-d", '{"key":"AA=="}',
-                                  f"http://127.0.0.1:{port}/v3/kv/range"], capture_output=True).returncode != 0:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise ExecFailed(f"cluster-ipam: etcd did not start (log in {log.name})")
-                time.sleep(0.1)
-            steps = []
-            for side, exe, plugin, ipam in (
-                    ("go", self.go, "host-local", {"type": "host-local", "dataDir": os.path.join(self.work, "cl-go"),
-                                                   "ranges": [[{"subnet": "10.205.0.0/16"}]]}),
-                    ("jcni", self.dist, "cluster-ipam", {"type": "cluster-ipam", "nodeName": "bench",
-                                                         "ranges": [[{"subnet": "10.206.0.0/16"}]],
-                                                         "etcd": {"endpoints": [f"http://127.0.0.1:{port}"]}})):
-                conf = write(os.path.join(self.work, f"{suite}-{side}.json"), json.dumps(
-                    {"cniVersion": "1.0.0", "name": "bench", "type": "bridge", "ipam": ipam}))
-                base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
-                            CNI_PATH=exe)
-                steps.append((Variant(f"{side} {plugin} ADD", side, [f"{exe}/{plugin}"],
-                                      self.env(CNI_COMMAND="ADD", **base), conf, has_ip, phases=side == "jcni"),
-                              Variant(f"{side} {plugin} DEL", side, [f"{exe}/{plugin}"],
-                                      self.env(CNI_COMMAND="DEL", **base), conf)))
-            steps = [(steps[0][0], steps[1][0]), (steps[0][1], steps[1][1])]
-            self.rounds(suite, steps, self.a.n, self.a.warmup)
-            self.save(suite, [v for pair in steps for v in pair], etcd_members=1)
-        finally:
-            proc.kill()
-            proc.wait()
-            log.close()
-
     def interface(self, suite, plugin, ipam_type):
         """bridge or ptp with host-local (or static) IPAM, ADD then DEL of one attachment per side per round."""
         variants = {}
-        for i, side in enumerate(("go", "jcni")):
-            exe = self.go if side == "go" else self.dist
+        for i, side in enumerate(SIDES):
+            exe = self.plugins(side)
             subnet = f"10.{SUBNETS[suite]}.{i + 1}"
             if ipam_type == "static":
                 ipam = {"type": "static", "addresses": [{"address": f"{subnet}.5/24", "gateway": f"{subnet}.1"}],
@@ -316,95 +314,46 @@ class Measure:
                 conf.update({"bridge": ns, "isGateway": True})  # in the bench host namespace, as everything here
             path = write(os.path.join(self.work, f"{suite}-{side}.json"), json.dumps(conf))
             base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns(ns), CNI_IFNAME="eth0",
-                        CNI_PATH=exe, JCNI_DEBUG="1" if side == "jcni" else None)
+                        CNI_PATH=exe, JCNI_DEBUG="1" if side != "go" else None)
             variants[side] = (
-                Variant(f"{side} {plugin} ADD", side, [f"{exe}/{plugin}"], self.env(CNI_COMMAND="ADD", **base), path,
-                        has_ip, phases=side == "jcni"),
-                Variant(f"{side} {plugin} DEL", side, [f"{exe}/{plugin}"], self.env(CNI_COMMAND="DEL", **base), path,
-                        phases=side == "jcni"))
-        steps = [(variants["go"][0], variants["jcni"][0]), (variants["go"][1], variants["jcni"][1])]
+                Variant(f"{side} {plugin} ADD", side, [f"{exe}/{plugin}"], self.side_env(side, CNI_COMMAND="ADD",
+                                                                                          **base), path,
+                        has_ip, phases=side != "go"),
+                Variant(f"{side} {plugin} DEL", side, [f"{exe}/{plugin}"], self.side_env(side, CNI_COMMAND="DEL",
+                                                                                          **base), path,
+                        phases=side != "go"))
+        steps = [tuple(variants[side][0] for side in SIDES), tuple(variants[side][1] for side in SIDES)]
         self.rounds(suite, steps, self.a.n, self.a.warmup)
         self.save(suite, [v for pair in steps for v in pair], plugin=plugin, ipam=ipam_type)
 
     def chain(self):
-        """bridge (host-local) -> tuning, run by jcni's runtime CLI: once with Go's plugins, once with jcni's."""
-        def tuning(side):
-            return {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
-                    "dataDir": os.path.join(self.work, f"chain-{side}-tuning")}
-        self.runtime_chain("chain", "chain", 220, tuning, "")
-
-    def bandwidth(self):
-        """bridge (host-local) -> bandwidth (8 Mbit/s each way: a tbf on the host end, an ifb with its own tbf), run
-        by jcni's runtime CLI: once with Go's plugins, once with jcni's. DEL removes the ifb (and the bridge's DEL the
-        veth with its qdiscs), so every round starts from the same state."""
-        def bandwidth(side):
-            return {"type": "bandwidth", "ingressRate": 8000000, "ingressBurst": 80000, "egressRate": 8000000,
-                    "egressBurst": 80000}
-        self.runtime_chain("bandwidth", "bw", 221, bandwidth, "bandwidth ")
-
-    def runtime_chain(self, suite, prefix, octet, second, what):
-        """A bridge (host-local) -> `second` list run by jcni's runtime CLI, with Go's plugins and with jcni's."""
+        """bridge (host-local) -> tuning, run by jcni's runtime CLI: with Go's plugins, with jcni's, and with jcni's
+        through the service."""
         confdir = os.path.join(self.work, "netconf")
         os.makedirs(confdir, exist_ok=True)
         variants = {}
-        for i, side in enumerate(("go", "jcni")):
-            name = f"{prefix}-{side}"
+        labels = {"go": "go plugins", "jcni": "jcni plugins", "svc": "jcni plugins via service"}
+        for i, side in enumerate(SIDES):
+            name = f"chain-{side}"
             write(os.path.join(confdir, f"{name}.conflist"), json.dumps({
                 "cniVersion": "1.0.0", "name": name, "plugins": [
-                    {"type": "bridge", "bridge": f"{prefix}-{side}", "isGateway": True,
-                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"{prefix}-{side}-ipam"),
-                              "ranges": [[{"subnet": f"10.{octet}.{i + 1}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
-                    second(side)]}))
-            plugins = self.go if side == "go" else self.dist
+                    {"type": "bridge", "bridge": f"chain-{side}", "isGateway": True,
+                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"chain-{side}-ipam"),
+                              "ranges": [[{"subnet": f"10.220.{i + 1}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+                    {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
+                     "dataDir": os.path.join(self.work, f"chain-{side}-tuning")}]}))
+            plugins = self.plugins(side)
             argv = [self.jcni_cli, "--conf-dir", confdir, "--cache-dir", os.path.join(self.work, "cache"),
                     "--cni-path", plugins, "--container-id", f"bench-{side}"]
-            env = self.env()
+            env = self.side_env(side)
             empty = write(os.path.join(self.work, "empty"), "")
-            ns = self.netns(NAMESPACES[suite][i])
+            ns = self.netns(NAMESPACES["chain"][i])
             variants[side] = (
-                Variant(f"jcni runtime, {side} plugins: {what}ADD", side, argv + ["add", name, ns], env, empty,
-                        has_ip),
-                Variant(f"jcni runtime, {side} plugins: {what}DEL", side, argv + ["del", name, ns], env, empty))
-        steps = [(variants["go"][0], variants["jcni"][0]), (variants["go"][1], variants["jcni"][1])]
-        self.rounds(suite, steps, self.a.n, self.a.warmup)
-        self.save(suite, [v for pair in steps for v in pair])
-
-    def netfilter(self):
-        """bridge (ipMasq, hairpin, host-local) -> tuning -> portmap with two published ports (issue 13's chain), run
-        by jcni's runtime CLI with Go's plugins and with jcni's. Go's 1.1.1 write iptables rules (iptables-nft here),
-        jcni's nftables over netlink. jcni's side runs with JCNI_DEBUG=1: each plugin's handler time is read from the
-        timing lines the runtime passes through, so the report can tell the plugins' work from the JVM starts."""
-        confdir = os.path.join(self.work, "netconf-nf")
-        os.makedirs(confdir, exist_ok=True)
-        caps = json.dumps({"portMappings": [{"hostPort": 8080, "containerPort": 80, "protocol": "tcp"},
-                                            {"hostPort": 5353, "containerPort": 53, "protocol": "udp"}]})
-        variants = {}
-        for i, side in enumerate(("go", "jcni")):
-            name = f"chain-nf-{side}"
-            write(os.path.join(confdir, f"{name}.conflist"), json.dumps({
-                "cniVersion": "1.0.0", "name": name, "plugins": [
-                    {"type": "bridge", "bridge": f"chain-pm-{side}", "isGateway": True, "ipMasq": True,
-                     "hairpinMode": True,
-                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"{name}-ipam"),
-                              "ranges": [[{"subnet": f"10.220.{i + 3}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
-                    {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
-                     "dataDir": os.path.join(self.work, f"{name}-tuning")},
-                    {"type": "portmap", "capabilities": {"portMappings": True}}]}))
-            plugins = self.go if side == "go" else self.dist
-            argv = [self.jcni_cli, "--conf-dir", confdir, "--cache-dir", os.path.join(self.work, "cache-nf"),
-                    "--cni-path", plugins, "--container-id", f"bench-nf-{side}"]
-            env = self.env(CAP_ARGS=caps, JCNI_DEBUG="1" if side == "jcni" else None)
-            empty = write(os.path.join(self.work, "empty"), "")
-            ns = self.netns(NAMESPACES["netfilter"][i])
-            handlers = ("bridge", "tuning", "portmap") if side == "jcni" else ()
-            variants[side] = (
-                Variant(f"jcni runtime, {side} plugins: netfilter chain ADD", side, argv + ["add", name, ns], env,
-                        empty, has_ip, handlers=handlers),
-                Variant(f"jcni runtime, {side} plugins: netfilter chain DEL", side, argv + ["del", name, ns], env,
-                        empty, handlers=handlers))
-        steps = [(variants["go"][0], variants["jcni"][0]), (variants["go"][1], variants["jcni"][1])]
-        self.rounds("netfilter", steps, self.a.n, self.a.warmup)
-        self.save("netfilter", [v for pair in steps for v in pair], jvms=4)
+                Variant(f"jcni runtime, {labels[side]}: ADD", side, argv + ["add", name, ns], env, empty, has_ip),
+                Variant(f"jcni runtime, {labels[side]}: DEL", side, argv + ["del", name, ns], env, empty))
+        steps = [tuple(variants[side][0] for side in SIDES), tuple(variants[side][1] for side in SIDES)]
+        self.rounds("chain", steps, self.a.n, self.a.warmup)
+        self.save("chain", [v for pair in steps for v in pair])
 
     def runtime(self):
         """Runtime exec overhead: Go libcni vs jcni's CniRuntime execing the same trivial Go plugin."""
@@ -416,8 +365,9 @@ class Measure:
         netns = self.netns("absent")  # the trivial plugin never opens it
         java = subprocess.Popen(
             [self.a.java, "--enable-native-access=ALL-UNNAMED", "-cp", self.a.jar,
-             "io.jcni.benchmarks.runtime.ExecLoop", bin_dir, cache_jcni, conf, netns], env=self.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, bufsize=1)
+             "io.jcni.benchmarks.runtime.ExecLoop", bin_dir, cache_jcni, conf, netns,
+             os.path.join(self.a.dist, "libexec", "jcni-launch-helper")], env=self.env(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, bufsize=1)
 
         def jcni_block(variant, count):
             java.stdin.write(f"{variant} {count}\n")
@@ -442,6 +392,7 @@ class Measure:
             "go version": lambda c: go_block("VERSION", "invoke", c),
             "jcni version": lambda c: jcni_block("version", c),
             "jcni version-helper": lambda c: jcni_block("version-helper", c),
+            "jcni version-native-helper": lambda c: jcni_block("version-native-helper", c),
             "go add": lambda c: go_block("ADD", "libcni", c),
             "jcni add": lambda c: jcni_block("add", c),
         }
@@ -465,10 +416,61 @@ class Measure:
         self.suites["runtime"] = {"block": block, "variants": [
             {"name": k, "side": k.split()[0], "samples": v} for k, v in samples.items()]}
 
+    def service_suite(self):
+        """The service's RSS over --service-calls bridge + host-local ADD/DEL pairs through it (its warm-up too), then
+        the client's peak RSS (rss-probe) for VERSION and bridge ADD/DEL through the service."""
+        ns = self.netns(NAMESPACES["service"][0])
+        conf = write(os.path.join(self.work, "svc-rss.json"), json.dumps(
+            {"cniVersion": "1.0.0", "name": "svc-rss", "type": "bridge", "bridge": "svc-rss", "isGateway": True,
+             "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, "svc-rss-ipam"),
+                      "ranges": [[{"subnet": "10.211.9.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}}))
+        base = dict(CNI_CONTAINERID="bench-svc-rss", CNI_NETNS=ns, CNI_IFNAME="eth0", CNI_PATH=self.dist)
+        add = Variant("svc bridge ADD (RSS run)", "svc", [f"{self.dist}/bridge"],
+                      self.side_env("svc", CNI_COMMAND="ADD", **base), conf, has_ip)
+        delete = Variant("svc bridge DEL (RSS run)", "svc", [f"{self.dist}/bridge"],
+                         self.side_env("svc", CNI_COMMAND="DEL", **base), conf)
+        version = Variant("svc bridge VERSION (RSS run)", "svc", [f"{self.dist}/bridge"],
+                          self.side_env("svc", CNI_COMMAND="VERSION"),
+                          write(os.path.join(self.work, "version.json"), '{"cniVersion":"1.0.0"}'), has_versions)
+        version.run(self.work, True)
+        memory = [dict(self.service_memory(), calls=0, seconds=0.0)]
+        calls = self.a.service_calls
+        self.log(f"service: {calls} bridge + host-local ADD/DEL pairs through the service (its RSS sampled)")
+        progress = self.progress("service")
+        started = time.monotonic()
+        step = max(1, calls // 20)
+        for i in range(calls):
+            add.run(self.work, True)
+            delete.run(self.work, True)
+            if (i + 1) % step == 0 or i + 1 == calls:
+                memory.append(dict(self.service_memory(), calls=i + 1, seconds=time.monotonic() - started))
+                progress(i + 1, calls)
+        pairs = [{"add_ms": a["wall_ms"], "del_ms": d["wall_ms"]} for a, d in zip(add.samples, delete.samples)]
+        client = {}
+        probe = self.a.rss_probe
+        for name, variant in (("VERSION", version), ("ADD", add), ("DEL", delete)):
+            client[name] = []
+        for _ in range(max(10, self.a.n // 2)):
+            for name, variant in (("VERSION", version), ("ADD", add), ("DEL", delete)):
+                client[name].append(probed_rss(probe, variant, self.work))
+        self.suites["service"] = {"calls": calls, "memory": memory, "client_rss_kb": client,
+                                  "pairs_ms": pairs[:: max(1, len(pairs) // 2000)]}
+
     def run(self, suites):
         started = time.time()
+        self.start_service()
+        try:
+            self.run_suites(suites)
+        finally:
+            self.stop_service()
+        return {"started": started, "finished": time.time(), "n": self.a.n, "n_full": self.a.n_full,
+                "warmup": self.a.warmup, "suites": self.suites, "service_log": self.service_log()}
+
+    def run_suites(self, suites):
         for suite in suites:
-            if suite == "version":
+            if suite == "service":
+                self.service_suite()
+            elif suite == "version":
                 self.version()
             elif suite == "host-local":
                 self.host_local(suite, 0)
@@ -480,18 +482,24 @@ class Measure:
                 self.interface(suite, "bridge", "static")
             elif suite == "ptp":
                 self.interface(suite, "ptp", "host-local")
-            elif suite == "cluster-ipam":
-                self.cluster_ipam(suite)
             elif suite == "chain":
                 self.chain()
-            elif suite == "netfilter":
-                self.netfilter()
-            elif suite == "bandwidth":
-                self.bandwidth()
             elif suite == "runtime":
                 self.runtime()
-        return {"started": started, "finished": time.time(), "n": self.a.n, "n_full": self.a.n_full,
-                "warmup": self.a.warmup, "suites": self.suites}
+
+
+def probed_rss(probe, variant, work):
+    """The peak RSS (KiB) of one exec of `variant`, run under rss-probe."""
+    err_path = os.path.join(work, "probe.err")
+    with open(variant.stdin) as stdin, open(os.path.join(work, "probe.out"), "w") as out, \
+            open(err_path, "w") as err:
+        code = subprocess.call([probe] + variant.argv, env=variant.env, stdin=stdin, stdout=out, stderr=err)
+    with open(err_path) as f:
+        text = f.read()
+    m = re.search(r"rss-probe maxrss_kb (\d+)", text)
+    if code != 0 or not m:
+        raise ExecFailed(f"rss-probe {variant.name}: exit {code}: {text[-2000:]}")
+    return int(m.group(1))
 
 
 def fill_reservations(directory, prefix, count):
@@ -532,6 +540,9 @@ def main():
     run.add_argument("--warmup", type=int, default=3, help="warm-up rounds (not counted)")
     run.add_argument("--block", type=int, default=20, help="runtime suite: calls per block")
     run.add_argument("--runtime-factor", type=int, default=5, help="runtime suite: calls per variant = n x this")
+    run.add_argument("--service-calls", type=int, default=10000,
+                     help="service suite: bridge ADD/DEL pairs through the service while its RSS is sampled")
+    run.add_argument("--rss-probe", required=True, help="the rss-probe binary (compare.sh builds it)")
     a = p.parse_args()
     suites = a.suites.split(",")
     unknown = [s for s in suites if s not in ALL_SUITES]

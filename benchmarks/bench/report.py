@@ -17,48 +17,44 @@ import os
 import random
 import re
 
-NF_ADD = "bridge(ipMasq) → tuning → portmap ADD, run by `jcni` (Go plugins vs jcni plugins)"
-NF_DEL = "bridge(ipMasq) → tuning → portmap DEL, run by `jcni` (Go plugins vs jcni plugins)"
-# Issue 13's anchors for that chain with Go's plugins, measured through Go libcni before jcni had portmap.
-NF_GO_ANCHORS = {"ADD": 88, "DEL": 190}
-
-# (suite, Go variant, jcni variant, label, target ratio or None, target's source); the chart's labels are in SHORT.
+# (suite, Go variant, jcni variant, jcni-via-service variant or None, label, [(side, target ratio, source)]); side
+# "jcni" is the plain launcher, "svc" the service. The chart's labels are in SHORT.
 EXEC_ROWS = [
-    ("version", "go host-local VERSION", "jcni host-local VERSION", "VERSION exec (host-local)", 10, "issue 5"),
-    ("version", "go bridge VERSION", "jcni bridge VERSION", "VERSION exec (bridge)", None, None),
-    ("version", "go host-local VERSION", "jcni host-local VERSION, AOT cache off",
-     "VERSION exec (host-local), jcni without its AOT cache", None, None),
-    ("host-local", "go host-local ADD", "jcni host-local ADD", "host-local ADD, empty /16", 8, "issue 5"),
-    ("host-local", "go host-local DEL", "jcni host-local DEL", "host-local DEL, empty /16", None, None),
-    ("host-local-90", "go host-local ADD", "jcni host-local ADD", "host-local ADD, 90 % of a /16", 8, "issue 5"),
-    ("host-local-90", "go host-local DEL", "jcni host-local DEL", "host-local DEL, 90 % of a /16", None, None),
-    ("bridge", "go bridge ADD", "jcni bridge ADD", "bridge + host-local ADD", 3, "issue 6"),
-    ("bridge", "go bridge DEL", "jcni bridge DEL", "bridge + host-local DEL", 2, "issue 6"),
-    ("bridge-static", "go bridge ADD", "jcni bridge ADD", "bridge + static ADD", None, None),
-    ("bridge-static", "go bridge DEL", "jcni bridge DEL", "bridge + static DEL", None, None),
-    ("cluster-ipam", "go host-local ADD", "jcni cluster-ipam ADD",
-     "cluster-ipam ADD, 1 etcd member (anchor: Go host-local ADD; Go has no etcd IPAM)", None, None),
-    ("cluster-ipam", "go host-local DEL", "jcni cluster-ipam DEL",
-     "cluster-ipam DEL, 1 etcd member (anchor: Go host-local DEL)", None, None),
-    ("ptp", "go ptp ADD", "jcni ptp ADD", "ptp + host-local ADD", None, None),
-    ("ptp", "go ptp DEL", "jcni ptp DEL", "ptp + host-local DEL", None, None),
+    ("version", "go host-local VERSION", "jcni host-local VERSION", "svc host-local VERSION",
+     "VERSION exec (host-local)", [("jcni", 10, "issue 5"), ("svc", 0.8, "issue 14")]),
+    ("version", "go bridge VERSION", "jcni bridge VERSION", "svc bridge VERSION", "VERSION exec (bridge)",
+     [("svc", 0.8, "issue 14")]),
+    ("version", "go host-local VERSION", "jcni host-local VERSION, AOT cache off", None,
+     "VERSION exec (host-local), jcni without its AOT cache", []),
+    ("host-local", "go host-local ADD", "jcni host-local ADD", "svc host-local ADD", "host-local ADD, empty /16",
+     [("jcni", 8, "issue 5"), ("svc", 1.0, "issue 14")]),
+    ("host-local", "go host-local DEL", "jcni host-local DEL", "svc host-local DEL", "host-local DEL, empty /16", []),
+    ("host-local-90", "go host-local ADD", "jcni host-local ADD", "svc host-local ADD",
+     "host-local ADD, 90 % of a /16", [("jcni", 8, "issue 5")]),
+    ("host-local-90", "go host-local DEL", "jcni host-local DEL", "svc host-local DEL",
+     "host-local DEL, 90 % of a /16", []),
+    ("bridge", "go bridge ADD", "jcni bridge ADD", "svc bridge ADD", "bridge + host-local ADD",
+     [("jcni", 3, "issue 6"), ("jcni", 8, "issue 14"), ("svc", 0.7, "issue 14")]),
+    ("bridge", "go bridge DEL", "jcni bridge DEL", "svc bridge DEL", "bridge + host-local DEL",
+     [("jcni", 2, "issue 6"), ("svc", 1.0, "issue 14")]),
+    ("bridge-static", "go bridge ADD", "jcni bridge ADD", "svc bridge ADD", "bridge + static ADD", []),
+    ("bridge-static", "go bridge DEL", "jcni bridge DEL", "svc bridge DEL", "bridge + static DEL", []),
+    ("ptp", "go ptp ADD", "jcni ptp ADD", "svc ptp ADD", "ptp + host-local ADD", []),
+    ("ptp", "go ptp DEL", "jcni ptp DEL", "svc ptp DEL", "ptp + host-local DEL", []),
     ("chain", "jcni runtime, go plugins: ADD", "jcni runtime, jcni plugins: ADD",
-     "bridge → tuning chain ADD, run by `jcni` (Go plugins vs jcni plugins)", None, None),
+     "jcni runtime, jcni plugins via service: ADD", "bridge → tuning chain ADD, run by `jcni` (each side's plugins)",
+     []),
     ("chain", "jcni runtime, go plugins: DEL", "jcni runtime, jcni plugins: DEL",
-     "bridge → tuning chain DEL, run by `jcni` (Go plugins vs jcni plugins)", None, None),
-    ("netfilter", "jcni runtime, go plugins: netfilter chain ADD", "jcni runtime, jcni plugins: netfilter chain ADD",
-     NF_ADD, 1.0, "issue 13"),
-    ("netfilter", "jcni runtime, go plugins: netfilter chain DEL", "jcni runtime, jcni plugins: netfilter chain DEL",
-     NF_DEL, 0.7, "issue 13"),
-    ("bandwidth", "jcni runtime, go plugins: bandwidth ADD", "jcni runtime, jcni plugins: bandwidth ADD",
-     "bridge → bandwidth chain ADD, run by `jcni` (Go plugins vs jcni plugins)", None, None),
-    ("bandwidth", "jcni runtime, go plugins: bandwidth DEL", "jcni runtime, jcni plugins: bandwidth DEL",
-     "bridge → bandwidth chain DEL, run by `jcni` (Go plugins vs jcni plugins)", None, None),
-    ("runtime", "go version", "jcni version",
-     "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)", 1.2, "issue 3"),
-    ("runtime", "go version", "jcni version-helper",
-     "runtime exec overhead, jcni with 1 pre-started launch helper", 1.2, "issue 3"),
-    ("runtime", "go add", "jcni add", "runtime list ADD of a trivial Go plugin, with result cache", None, None),
+     "jcni runtime, jcni plugins via service: DEL", "bridge → tuning chain DEL, run by `jcni` (each side's plugins)",
+     []),
+    ("runtime", "go version", "jcni version", None,
+     "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)",
+     [("jcni", 1.2, "issue 3")]),
+    ("runtime", "go version", "jcni version-helper", None,
+     "runtime exec overhead, jcni with 1 pre-started launch helper", [("jcni", 1.2, "issue 3")]),
+    ("runtime", "go version", "jcni version-native-helper", None,
+     "runtime exec overhead, jcni with 1 pre-started native launch helper", [("jcni", 1.2, "issue 14")]),
+    ("runtime", "go add", "jcni add", None, "runtime list ADD of a trivial Go plugin, with result cache", []),
 ]
 SHORT = {
     "VERSION exec (host-local)": "VERSION (host-local)",
@@ -72,26 +68,21 @@ SHORT = {
     "bridge + host-local DEL": "bridge + host-local DEL",
     "bridge + static ADD": "bridge + static ADD",
     "bridge + static DEL": "bridge + static DEL",
-    "cluster-ipam ADD, 1 etcd member (anchor: Go host-local ADD; Go has no etcd IPAM)":
-        "cluster-ipam ADD (vs Go host-local)",
-    "cluster-ipam DEL, 1 etcd member (anchor: Go host-local DEL)": "cluster-ipam DEL (vs Go host-local)",
     "ptp + host-local ADD": "ptp + host-local ADD",
     "ptp + host-local DEL": "ptp + host-local DEL",
-    "bridge → tuning chain ADD, run by `jcni` (Go plugins vs jcni plugins)": "chain ADD by jcni: Go vs jcni plugins",
-    "bridge → tuning chain DEL, run by `jcni` (Go plugins vs jcni plugins)": "chain DEL by jcni: Go vs jcni plugins",
-    NF_ADD: "netfilter chain ADD by jcni: Go vs jcni plugins",
-    NF_DEL: "netfilter chain DEL by jcni: Go vs jcni plugins",
-    "bridge → bandwidth chain ADD, run by `jcni` (Go plugins vs jcni plugins)": "bandwidth chain ADD by jcni",
-    "bridge → bandwidth chain DEL, run by `jcni` (Go plugins vs jcni plugins)": "bandwidth chain DEL by jcni",
+    "bridge → tuning chain ADD, run by `jcni` (each side's plugins)": "chain ADD by jcni",
+    "bridge → tuning chain DEL, run by `jcni` (each side's plugins)": "chain DEL by jcni",
     "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)":
         "runtime exec: Go libcni vs CniRuntime",
     "runtime exec overhead, jcni with 1 pre-started launch helper": "runtime exec, 1 launch helper",
+    "runtime exec overhead, jcni with 1 pre-started native launch helper": "runtime exec, 1 native helper",
     "runtime list ADD of a trivial Go plugin, with result cache": "runtime list ADD + cache",
 }
 # Issue 5: host-local ADD "must not grow with the fill". Read here as: jcni's median at 90 % at most this many times
 # its median on an empty /16 in the same rounds (the noise between two exec rows on this machine is of that order).
 FILL_GROWTH_MAX = 1.25
-GO_COLOR, JCNI_COLOR = "#00add8", "#e76f00"
+GO_COLOR, JCNI_COLOR, SVC_COLOR = "#00add8", "#e76f00", "#6a3d9a"
+SIDE_NAMES = {"jcni": "jcni", "svc": "service"}
 
 
 # ------------------------------------------------------------------------------------------------- statistics
@@ -170,55 +161,90 @@ def table(header, rows):
 def exec_rows(results):
     rows = []
     suites = results["suites"]
-    for suite, go_name, jcni_name, label, target, source in EXEC_ROWS:
+    for suite, go_name, jcni_name, svc_name, label, targets in EXEC_ROWS:
         if suite not in suites:
             continue
         variants = {v["name"]: v for v in suites[suite]["variants"]}
-        go, jcni = variants[go_name], variants[jcni_name]
-        gw, jw = measured(go), measured(jcni)
-        paired = suite != "runtime" and len(gw) == len(jw)
-        g, j = summary(gw), summary(jw)
-        ratio = j["median"] / g["median"]
-        rows.append({
-            "suite": suite, "label": label, "short": SHORT.get(label, label), "go": g, "jcni": j, "ratio": ratio,
-            "interval": ratio_interval(gw, jw, paired), "target": target, "source": source,
-            "go_rss": summary([kb / 1024 for kb in measured(go, "rss_kb")]) if measured(go, "rss_kb") else None,
-            "jcni_rss": summary([kb / 1024 for kb in measured(jcni, "rss_kb")]) if measured(jcni, "rss_kb") else None,
-            "go_cpu": summary(measured(go, "cpu_ms")) if measured(go, "cpu_ms") else None,
-            "jcni_cpu": summary(measured(jcni, "cpu_ms")) if measured(jcni, "cpu_ms") else None,
-            "phases": [s.get("phases") for s in jcni["samples"] if not s["warmup"] and s.get("phases")],
-        })
+        if go_name not in variants or jcni_name not in variants:
+            continue
+        go, jcni, svc = variants[go_name], variants[jcni_name], variants.get(svc_name) if svc_name else None
+        gw = measured(go)
+        paired = suite != "runtime"
+        row = {"suite": suite, "label": label, "short": SHORT.get(label, label), "go": summary(gw),
+               "targets": targets,
+               "go_rss": summary([kb / 1024 for kb in measured(go, "rss_kb")]) if measured(go, "rss_kb") else None,
+               "go_cpu": summary(measured(go, "cpu_ms")) if measured(go, "cpu_ms") else None}
+        for side, variant in (("jcni", jcni), ("svc", svc)):
+            if variant is None:
+                row[side] = None
+                continue
+            w = measured(variant)
+            s = summary(w)
+            row[side] = s
+            row[side + "_ratio"] = s["median"] / row["go"]["median"]
+            row[side + "_interval"] = ratio_interval(gw, w, paired and len(gw) == len(w))
+            row[side + "_rss"] = summary([kb / 1024 for kb in measured(variant, "rss_kb")]) \
+                if measured(variant, "rss_kb") else None
+            row[side + "_cpu"] = summary(measured(variant, "cpu_ms")) if measured(variant, "cpu_ms") else None
+            row[side + "_phases"] = [p.get("phases") for p in variant["samples"] if not p["warmup"]
+                                     and p.get("phases")]
+        row["ratio"] = row["jcni_ratio"]
+        rows.append(row)
     return rows
 
 
+def ratio_cell(r, side):
+    if r.get(side) is None:
+        return "–"
+    return f"{r[side + '_ratio']:.2f} ({r[side + '_interval'][0]:.2f}–{r[side + '_interval'][1]:.2f})"
+
+
+def target_cells(r):
+    if not r["targets"]:
+        return "–", "–"
+    text, met = [], []
+    for side, target, source in r["targets"]:
+        text.append(f"{SIDE_NAMES[side]} ≤ {target}× ({source})")
+        value = r.get(side + "_ratio")
+        met.append(f"{SIDE_NAMES[side]} {target}×: " + verdict(value, target))
+    return "; ".join(text), "; ".join(met)
+
+
 def exec_section(results, rows):
-    out = ["## Exec latency, interleaved (Go vs jcni in the same rounds)", ""]
+    out = ["## Exec latency, interleaved (Go, jcni and jcni via the service in the same rounds)", "",
+           "*jcni*: `dist/cni/bin/<type>` with no service (`JCNI_SERVICE_SOCKET=off`: the client runs the plugin in a "
+           "JVM of its own, as a runtime gets it without `jcni serve`). *via service*: the same client with `jcni "
+           "serve` running, which answers the call.", ""]
     out.append(table(
-        ["measurement", "n", "Go median (p10–p90) ms", "jcni median (p10–p90) ms", "jcni/Go (90 % CI)", "target",
-         "met"],
-        [[r["label"], r["go"]["n"] if r["go"]["n"] == r["jcni"]["n"] else f"{r['go']['n']}/{r['jcni']['n']}",
-          spread(r["go"]), spread(r["jcni"]),
-          f"{r['ratio']:.2f} ({r['interval'][0]:.2f}–{r['interval'][1]:.2f})",
-          f"≤ {r['target']}× ({r['source']})" if r["target"] else "–", verdict(r["ratio"], r["target"])]
+        ["measurement", "n", "Go median (p10–p90) ms", "jcni median (p10–p90) ms", "jcni/Go (90 % CI)",
+         "via service median (p10–p90) ms", "service/Go (90 % CI)", "targets", "met"],
+        [[r["label"], r["go"]["n"], spread(r["go"]), spread(r["jcni"]), ratio_cell(r, "jcni"),
+          spread(r["svc"]) if r["svc"] else "–", ratio_cell(r, "svc")] + list(target_cells(r))
          for r in rows]))
     growth = fill_growth(results)
     if growth:
         out += ["", "Fill independence (issue 5: host-local ADD at 90 % of a /16 must not grow with the fill; read "
                 f"here as at most {FILL_GROWTH_MAX}× the median on an empty /16 measured in the same rounds):", "",
                 table(["implementation", "ADD median empty /16 ms", "ADD median 90 % ms", "90 % / empty", "met"],
-                      [["Go", ms(growth["go"][0]), ms(growth["go"][1]), f"{growth['go'][2]:.2f}", "–"],
-                       ["jcni", ms(growth["jcni"][0]), ms(growth["jcni"][1]), f"{growth['jcni'][2]:.2f}",
-                        verdict(growth["jcni"][2], FILL_GROWTH_MAX)]])]
-    with_rss = [r for r in rows if r["go_rss"] and r["jcni_rss"]]
+                      [[name, ms(growth[side][0]), ms(growth[side][1]), f"{growth[side][2]:.2f}",
+                        "–" if side == "go" else verdict(growth[side][2], FILL_GROWTH_MAX)]
+                       for side, name in (("go", "Go"), ("jcni", "jcni"), ("svc", "jcni via service"))
+                       if side in growth])]
+    with_rss = [r for r in rows if r["go_rss"] and r.get("jcni_rss")]
     if with_rss:
         out += ["", "### Peak RSS and CPU time per exec", "",
                 "Peak RSS is `ru_maxrss` from `wait4`: the largest process of the exec's tree (for the chain rows that "
-                "is usually the `jcni` runtime's JVM, the same on both sides). CPU is user + system time of the exec's "
-                "tree. Medians.", "",
-                table(["measurement", "Go RSS MiB", "jcni RSS MiB", "jcni/Go", "Go CPU ms", "jcni CPU ms"],
+                "is usually the `jcni` runtime's JVM, the same on all sides). The runner spawns with `vfork`, and the "
+                "kernel counts the runner's own memory (~13 MiB of Python) into a child's `ru_maxrss`: small "
+                "programs (Go's plugins, the client) read as that much here; the client's own peak is measured "
+                "apart (section *Plugin service*). CPU is user + system time of the exec's tree (for the service "
+                "column: the client's only; the service's CPU is not in it). Medians.", "",
+                table(["measurement", "Go RSS MiB", "jcni RSS MiB", "jcni/Go", "Go CPU ms", "jcni CPU ms",
+                       "via service: client CPU ms"],
                       [[r["label"], f"{r['go_rss']['median']:.1f}", f"{r['jcni_rss']['median']:.1f}",
                         f"{r['jcni_rss']['median'] / r['go_rss']['median']:.1f}", ms(r["go_cpu"]["median"]),
-                        ms(r["jcni_cpu"]["median"])] for r in with_rss])]
+                        ms(r["jcni_cpu"]["median"]),
+                        ms(r["svc_cpu"]["median"]) if r.get("svc_cpu") else "–"] for r in with_rss])]
     return out
 
 
@@ -230,9 +256,11 @@ def fill_growth(results):
         return None
     variants = {v["name"]: v for v in suite["variants"]}
     growth = {}
-    for side in ("go", "jcni"):
+    for side in ("go", "jcni", "svc"):
         control = variants.get(f"{side} host-local ADD, empty /16 (control)")
         if not control:
+            if side == "svc":
+                continue
             return None
         empty, full = median(measured(control)), median(measured(variants[f"{side} host-local ADD"]))
         growth[side] = (empty, full, full / empty)
@@ -242,23 +270,63 @@ def fill_growth(results):
 def phases_section(rows):
     out = []
     for r in rows:
-        if not r["phases"]:
-            continue
-        keys = []
-        for p in r["phases"]:
-            keys += [k for k in p if k not in keys]
-        med = {k: median([p.get(k, 0.0) for p in r["phases"]]) for k in keys}
-        handler = med.pop("handler", None)
-        if handler is None:
-            continue
-        if not out:
-            out = ["", "### Where jcni's time goes (JCNI_DEBUG=1 phase lines, medians, ms)", "",
-                   "The handler's phases come from the plugin's own timing line; *outside the handler* is the exec's "
-                   "wall median minus the handler's: JVM start and exit, the launcher script, the skel's environment "
-                   "and stdin decoding, result encoding.", ""]
-        parts = ", ".join(f"{k} {v:.1f}" for k, v in med.items())
-        out.append(f"- **{r['label']}** (wall {ms(r['jcni']['median'])}): {parts}; handler {handler:.1f}; "
-                   f"outside the handler {r['jcni']['median'] - handler:.1f}")
+        for side, what in (("jcni", "exec'd"), ("svc", "via service")):
+            phases = r.get(side + "_phases")
+            if not phases:
+                continue
+            keys = []
+            for p in phases:
+                keys += [k for k in p if k not in keys]
+            med = {k: median([p.get(k, 0.0) for p in phases]) for k in keys}
+            handler = med.pop("handler", None)
+            if handler is None:
+                continue
+            if not out:
+                out = ["", "### Where jcni's time goes (JCNI_DEBUG=1 phase lines, medians, ms)", "",
+                       "The handler's phases come from the plugin's own timing line; *outside the handler* is the "
+                       "exec's wall median minus the handler's: exec'd, JVM start and exit, the launcher, the skel's "
+                       "environment and stdin decoding, result encoding; via the service, the client's exec, the "
+                       "socket round trip and the same decoding and encoding in the service's warm JVM.", ""]
+            parts = ", ".join(f"{k} {v:.1f}" for k, v in med.items())
+            out.append(f"- **{r['label']}, {what}** (wall {ms(r[side]['median'])}): {parts}; handler "
+                       f"{handler:.1f}; outside the handler {r[side]['median'] - handler:.1f}")
+    return out
+
+
+def service_section(results):
+    svc = results["suites"].get("service")
+    if not svc:
+        return []
+    memory = svc["memory"]
+    first, last = memory[0], memory[-1]
+    mid = [m for m in memory if m["calls"] >= svc["calls"] // 2]
+    half = mid[0] if mid else last
+    out = ["", "## Plugin service", "",
+           f"The service (`jcni serve`, default JVM flags of `dist/bin/jcni serve`) served {svc['calls']} bridge + "
+           "host-local ADD/DEL pairs through the clients, one pair at a time, before the latency suites (this is also "
+           "its warm-up). Its resident memory (`VmRSS`, and the peak `VmHWM`) along the way:", "",
+           table(["pairs done", "seconds", "VmRSS MiB", "VmHWM MiB"],
+                 [[m["calls"], f"{m['seconds']:.0f}", f"{m['VmRSS'] / 1024:.1f}", f"{m['VmHWM'] / 1024:.1f}"]
+                  for m in memory]), "",
+           table(["figure", "value", "target", "met"],
+                 [["service RSS after all pairs", f"{last['VmRSS'] / 1024:.1f} MiB", "≤ 150 MiB (issue 14)",
+                   verdict(last["VmRSS"] / 1024, 150)],
+                  ["service RSS growth over the second half", f"{(last['VmRSS'] - half['VmRSS']) / 1024:+.1f} MiB "
+                   f"({half['calls']} → {last['calls']} pairs)", "flat (issue 14)", "–"],
+                  ["service RSS after its first call", f"{first['VmRSS'] / 1024:.1f} MiB", "–", "–"]])]
+    client = svc["client_rss_kb"]
+    rows = []
+    for name in ("VERSION", "ADD", "DEL"):
+        values = [kb / 1024 for kb in client.get(name, [])]
+        if values:
+            s = summary(values)
+            rows.append([f"client peak RSS, {name} through the service", len(values), f"{s['median']:.2f}",
+                         f"{max(values):.2f}", "≤ 2 MiB (issue 14)", verdict(max(values), 2)])
+    if rows:
+        out += ["", "The client's peak RSS, read by `rss-probe` (a static program that forks and execs the client and "
+                "reads `ru_maxrss`; a child forked from it starts at a few hundred KiB, the floor of what it can "
+                "report):", "",
+                table(["figure", "n", "median MiB", "max MiB", "target", "met"], rows)]
     return out
 
 
@@ -346,25 +414,6 @@ def jmh_section(jmh, jmh_options, rows):
                 "`findById` = the lookup CHECK does. The target applies to allocate on tmpfs with the store kept "
                 "open (find + persist, issue 5).", "",
                 table(["fs", "store", "fill", "allocate", "release", "findById", "allocate target", "met"], irows), ""]
-    # cluster-ipam against real etcd
-    crows = []
-    for members in ("1", "3"):
-        for fill in ("0", "90"):
-            a = get("ClusterIpamBenchmark.allocate", members=members, fill=fill)
-            t = get("ClusterIpamBenchmark.threeNodes", members=members, fill=fill)
-            if not a and not t:
-                continue
-            target = 2000 if (members, fill) == ("3", "90") else None
-            crows.append([members, f"{fill} %", us(typical_us(a)) if a else "–",
-                          f"≤ {target} (issue 17)" if target else "–", verdict(typical_us(a) if a else None, target),
-                          f"{t['primaryMetric']['score']:.0f}" if t else "–"])
-    if crows:
-        out += ["### cluster-ipam against real etcd (in-process, warm JVM; etcd's data on tmpfs)", "",
-                "`allocate` = one ADD through the plugin (config, etcd round trips, result), p50 µs; `threeNodes` = "
-                "ADD + DEL pairs per second of 3 threads, each a node of its own. The /16 is filled with blocks "
-                "claimed by other nodes.", "",
-                table(["etcd members", "fill", "allocate p50 µs", "target", "met", "3 nodes, ADD+DEL per s"], crows),
-                ""]
     # runtime exec and bridge in-process
     rrows = []
     for method in ("versionInfo", "versionInfoWithLaunchHelper", "processBuilderOnly", "addNetworkList",
@@ -387,18 +436,6 @@ def jmh_section(jmh, jmh_options, rows):
                     f"{typical_us(inproc) / 1000 / bridge_go['go']['median']:.2f}× the median of Go's exec'd "
                     f"{bridge_go['label']} in this run."]
         out.append("")
-    # nftables
-    nrows = []
-    for method, what in (("transaction1Rule", "per rule, 1 rule per transaction"),
-                         ("transaction8Rules", "per rule, 8 rules per transaction"),
-                         ("transaction64Rules", "per rule, 64 rules per transaction"),
-                         ("portmapAdd", "per transaction: a whole portmap ADD (19 messages)")):
-        e = next((v for (k, _), v in idx.items() if k == f"NftablesBenchmark.{method}"), None)
-        if e:
-            nrows.append([f"NftablesBenchmark.{method}", what, us(typical_us(e))])
-    if nrows:
-        out += ["### nftables transactions over netlink (p50 µs, in a namespace the benchmark creates)", "",
-                table(["benchmark", "score is", "µs"], nrows), ""]
     # codec
     crows = []
     for (k, _), e in sorted(idx.items()):
@@ -438,14 +475,15 @@ def first_handle_section(path):
 def chart(rows, path):
     """Horizontal bars of the exec medians, Go above jcni for each measurement, p10-p90 whiskers, log scale."""
     rows = [r for r in rows if r["go"]["n"] and r["jcni"]["n"]]
-    lo = min(min(r["go"]["p10"], r["jcni"]["p10"]) for r in rows)
-    hi = max(max(r["go"]["p90"], r["jcni"]["p90"]) for r in rows)
+    sides = lambda r: [s for s in ("go", "jcni", "svc") if r.get(s)]
+    lo = min(min(r[s]["p10"] for s in sides(r)) for r in rows)
+    hi = max(max(r[s]["p90"] for s in sides(r)) for r in rows)
     ticks = [m * 10 ** d for d in range(-3, 6) for m in (1, 2, 5)]
     t0 = max(t for t in ticks if t <= lo)
     t1 = min(t for t in ticks if t >= hi)
     ticks = [t for t in ticks if t0 <= t <= t1]
     left, width, bar, gap, top = 300, 520, 11, 12, 56
-    height = top + len(rows) * (2 * bar + gap) + 50
+    height = top + sum(len(sides(r)) * bar + gap for r in rows) + 50
     x = lambda v: left + (math.log10(max(v, t0)) - math.log10(t0)) / (math.log10(t1) - math.log10(t0)) * width
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 140}" height="{height}" '
            'font-family="sans-serif" font-size="11">',
@@ -454,7 +492,9 @@ def chart(rows, path):
            f'p10–p90, log scale, ms)</text>',
            f'<rect x="{left}" y="30" width="12" height="10" fill="{GO_COLOR}"/><text x="{left + 16}" y="39">Go</text>',
            f'<rect x="{left + 50}" y="30" width="12" height="10" fill="{JCNI_COLOR}"/>'
-           f'<text x="{left + 66}" y="39">jcni</text>']
+           f'<text x="{left + 66}" y="39">jcni</text>',
+           f'<rect x="{left + 110}" y="30" width="12" height="10" fill="{SVC_COLOR}"/>'
+           f'<text x="{left + 126}" y="39">jcni via service</text>']
     bottom = height - 40
     for v in ticks:
         xv = x(v)
@@ -465,13 +505,15 @@ def chart(rows, path):
     for r in rows:
         label = r["short"].replace("&", "&amp;").replace("<", "&lt;")
         svg.append(f'<text x="{left - 8}" y="{y + bar + 4}" text-anchor="end">{label}</text>')
-        for side, color in (("go", GO_COLOR), ("jcni", JCNI_COLOR)):
-            s = r[side]
+        for side, color in (("go", GO_COLOR), ("jcni", JCNI_COLOR), ("svc", SVC_COLOR)):
+            s = r.get(side)
+            if not s:
+                continue
             svg.append(f'<rect x="{left}" y="{y}" width="{x(s["median"]) - left:.1f}" height="{bar - 1}" '
                        f'fill="{color}"/>')
             cy = y + (bar - 1) / 2
             svg.append(f'<line x1="{x(s["p10"]):.1f}" y1="{cy}" x2="{x(s["p90"]):.1f}" y2="{cy}" stroke="#333"/>')
-            text = ms(s["median"]) + (f" (×{r['ratio']:.2f})" if side == "jcni" else "")
+            text = ms(s["median"]) + (f" (×{r[side + '_ratio']:.2f})" if side != "go" else "")
             svg.append(f'<text x="{max(x(s["median"]), x(s["p90"])) + 4:.1f}" y="{y + bar - 2}" font-size="9">'
                        f'{text}</text>')
             y += bar
@@ -482,47 +524,6 @@ def chart(rows, path):
 
 
 # ------------------------------------------------------------------------------------------------- report
-
-def netfilter_section(results, rows):
-    """Issue 13: where the jcni chain's time goes. Its runtime and three plugins are four JVMs; each plugin's handler
-    time comes from its JCNI_DEBUG line. Two readings of the JVM share: everything outside the plugins' handlers
-    (JVM starts and exits, launcher scripts, decoding and encoding, the runtime's own work), and an estimate from
-    this run's VERSION exec (a JVM start with next to no work: the jcni bridge launcher's median) times four."""
-    suite = results["suites"].get("netfilter")
-    if not suite:
-        return []
-    variants = {v["name"]: v for v in suite["variants"]}
-    version = None
-    if "version" in results["suites"]:
-        vv = {v["name"]: v for v in results["suites"]["version"]["variants"]}
-        if "jcni bridge VERSION" in vv:
-            version = median(measured(vv["jcni bridge VERSION"]))
-    jvms = suite.get("jvms", 4)
-    out = ["", "### The netfilter chain: plugins' work and JVM start (issue 13)", "",
-           f"bridge (ipMasq, hairpin, host-local) → tuning → portmap (two published ports), run by `dist/bin/jcni` "
-           f"with each side's plugins; Go's 1.1.1 write iptables rules, jcni's nftables over netlink. The jcni side "
-           f"is {jvms} JVMs (the runtime and three plugin launchers; host-local runs in bridge's). Issue 13's Go "
-           f"anchors (through Go libcni): ADD {NF_GO_ANCHORS['ADD']} ms, DEL {NF_GO_ANCHORS['DEL']} ms. The targets "
-           "(ADD ≤ 1.0×, DEL ≤ 0.7×) are for the resident plugin service; these are the plain launchers.", ""]
-    table_rows = []
-    for verb in ("ADD", "DEL"):
-        go = variants[f"jcni runtime, go plugins: netfilter chain {verb}"]
-        jc = variants[f"jcni runtime, jcni plugins: netfilter chain {verb}"]
-        samples = [s for s in jc["samples"] if not s["warmup"] and s.get("handlers")]
-        if not samples:
-            continue
-        wall = median(measured(jc))
-        per = {k: median([s["handlers"].get(k, 0.0) for s in samples]) for k in ("bridge", "tuning", "portmap")}
-        handlers = median([sum(s["handlers"].values()) for s in samples])
-        outside = median([s["wall_ms"] - sum(s["handlers"].values()) for s in samples])
-        estimate = f"{jvms * version:.0f} ms ({jvms * version / wall:.0%})" if version else "–"
-        table_rows.append([verb, ms(median(measured(go))), ms(wall), f"{wall / median(measured(go)):.2f}",
-                           ", ".join(f"{k} {v:.1f}" for k, v in per.items()), ms(handlers),
-                           f"{outside:.0f} ms ({outside / wall:.0%})", estimate])
-    out.append(table(["verb", "Go plugins ms", "jcni plugins ms", "jcni/Go", "jcni handlers ms (median each)",
-                      "Σ handlers ms", "outside the handlers", f"{jvms} × jcni VERSION exec"], table_rows))
-    return out
-
 
 def main():
     p = argparse.ArgumentParser()
@@ -566,15 +567,17 @@ def main():
                + [[k, f"`{val}`"] for k, val in v.items()]), "",
            "## How it was measured", "",
            f"- Rounds: {results['n']} measured per exec measurement ({results['n_full']} at 90 % of a /16), after "
-           f"{results['warmup']} warm-up rounds (1 at 90 %) that are discarded. Each round runs Go's and jcni's exec "
-           "back to back, alternating which goes first, so background load hits both alike.",
+           f"{results['warmup']} warm-up rounds (1 at 90 %) that are discarded. Each round runs the exec of each side "
+           "(Go, jcni, jcni via the service) back to back, alternating which goes first, so background load hits "
+           "all alike.",
            "- An exec is timed by a Python runner from `posix_spawn` to the reaped exit (`wait4`), with the "
            "environment and stdin a runtime gives a plugin; stdout/stderr go to files. The runner and every plugin "
            "run inside a network namespace the script creates as the bridge's \"host\"; containers are namespaces "
            "it creates too; the real host is checked unchanged at the end.",
-           "- jcni's plugins run from `dist/cni/bin` (jlink image with its AOT caches), Go's from `/usr/lib/cni`. "
-           "jcni's bridge delegates to jcni's host-local in-process; Go's bridge execs Go's host-local. jcni's bridge "
-           "runs with `JCNI_DEBUG=1` for its phase line.",
+           "- jcni's plugins run from `dist/cni/bin` (the plugin client; without a service it runs the JVM launcher "
+           "of `dist/cni/jvm`: the jlink image with its AOT caches), Go's from `/usr/lib/cni`. jcni's bridge "
+           "delegates to jcni's host-local in-process; Go's bridge execs Go's host-local. jcni's bridge runs with "
+           "`JCNI_DEBUG=1` for its phase line. The service runs in the bench host namespace, as a node's would.",
            "- The runtime rows alternate blocks of calls instead: Go libcni (`libcni-driver bench-exec`, a Go "
            "process per block) and jcni's `CniRuntime` (one long-lived JVM, `ExecLoop`), both execing the same "
            f"trivial Go plugin, {results['suites'].get('runtime', {}).get('block', '–')} calls per block; the first "
@@ -582,9 +585,9 @@ def main():
            "- Spread: p10–p90 of the measured samples. Ratio: jcni median / Go median, with a 90 % bootstrap "
            "interval. Targets come from the issues; *met* is computed from the ratio's point estimate.", ""]
     out += exec_section(results, rows)
+    out += service_section(results)
     out += hyperfine_section(results)
     out += phases_section(rows)
-    out += netfilter_section(results, rows)
     out += ["", "## Chart", "", "![exec latency, Go vs jcni](exec-latency.svg)", ""]
     if jmh is not None:
         out += jmh_section(jmh, a.jmh_options, rows)
@@ -594,7 +597,7 @@ def main():
         f.write("\n".join(out) + "\n")
     # The console gets the headline table, for quick looks during development.
     section = exec_section(results, rows)
-    print(section[2])
+    print(section[4])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,18 @@
 #!/bin/sh
-# Builds dist/: the jlink image shared by every jcni plugin, its AOT cache trained on real plugin calls, and one
-# launcher per plugin type in dist/cni/bin. Run by plugins-core's package phase (see its pom.xml):
+# Builds dist/: the jlink image shared by every jcni plugin, its AOT caches trained on real plugin calls, one JVM
+# launcher per plugin type in dist/cni/jvm, and in dist/cni/bin the plugin client (src/image/client.c, compiled here
+# with gcc, one binary per type) that hands each call to the resident plugin service (`dist/bin/jcni serve`) and
+# falls back to the JVM launcher; the systemd units of the service in dist/systemd. Run by plugins-core's package
+# phase (see its pom.xml):
 #
-#   build-dist.sh <jdk home> <module path> <dist dir> <version>
+#   build-dist.sh <jdk home> <module path> <dist dir> <version> <client source> <launch helper source>
+#
+# The runtime's native launch helper (runtime/src/main/c/launch-helper.c: CniRuntime.Options.withLaunchHelpers(n,
+# helper)) is compiled into dist/libexec/jcni-launch-helper alongside.
+#
+# Build id: a hash of the image's classes, written to image/lib/jcni-build-id and compiled into every client. A
+# client talks only to a service of the same id: a service left running from an older dist never answers for a newer
+# one (the client runs its JVM launcher instead).
 #
 # The plugin types and their AOT groups come from the image itself (Launcher --aot-groups): one cache per group,
 # lib/jcni-<group>.aot, because the JVM loads every class of a cache at each start and a call should not pay for
@@ -14,7 +24,7 @@
 # every launcher with -XX:AOTMode=on (which refuses to start on a rejected cache) and fails the build on any stderr.
 set -eu
 
-jdk=$1 modules=$2 dist=$3 version=$4
+jdk=$1 modules=$2 dist=$3 version=$4 client_source=$5 helper_source=$6
 
 image=$dist/image
 main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
@@ -36,8 +46,9 @@ flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 
-rm -rf "$image" "$dist/cni" "$dist/bin"
-mkdir -p "$dist/cni/bin" "$dist/bin"
+command -v gcc >/dev/null 2>&1 || { say "gcc is needed to build the plugin client (scripts/setup installs it)"; exit 1; }
+rm -rf "$image" "$dist/cni" "$dist/bin" "$dist/systemd" "$dist/libexec"
+mkdir -p "$dist/cni/bin" "$dist/cni/jvm" "$dist/bin" "$dist/systemd" "$dist/libexec"
 say "jlink $image"
 "$jdk/bin/jlink" --module-path "$modules" --add-modules io.jcni.plugins \
     --strip-debug --no-header-files --no-man-pages \
@@ -45,6 +56,12 @@ say "jlink $image"
     --output "$image"
 exceptions=$(sed -n 's/^jdk\.includeInExceptions=//p' "$image/conf/security/java.security" | tail -n 1)
 flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
+build_id="$version-$(sha256sum "$image/lib/modules" | cut -c1-16)"
+printf '%s\n' "$build_id" > "$image/lib/jcni-build-id"
+# The service is long-running: the JIT's full tiers, the serial collector (one heap, small footprint), a heap that
+# bounds the worst case (every call thread holding a request of the largest size) and stays far below it in use.
+service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
+service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain
 
 # ---- launchers -------------------------------------------------------------------------------------------------
 image_abs=$(cd "$image" && pwd -P)
@@ -52,14 +69,16 @@ image_abs=$(cd "$image" && pwd -P)
 types=$(cut -d' ' -f1 "$dist/aot-groups")
 groups="version $(cut -d' ' -f2 "$dist/aot-groups" | sort -u | grep -vx version || true)"
 [ -n "$types" ] || { say "the image lists no plugin types"; exit 1; }
+dist_abs=$(cd "$dist" && pwd -P)
 while read -r type group; do
-    launcher=$dist/cni/bin/$type
-    # The marker line must stay within the first 512 bytes (io.jcni.runtime.JcniLaunchers reads it).
+    launcher=$dist/cni/jvm/$type
+    # The marker line must stay within the first 4 KiB (io.jcni.runtime.JcniLaunchers reads it).
     cat > "$launcher" <<LAUNCHER
 #!/bin/sh
 # jcni-launcher: plugin=$type version=$version
-# The CNI plugin "$type" of jcni. Runs in the jlink image shared by all jcni plugins: the one next to this file's
-# real location (dist/cni/bin/../../image, symlinks resolved), else the one it was built with (a copied launcher).
+# The CNI plugin "$type" of jcni in a JVM of its own: what dist/cni/bin/$type runs when no plugin service answers.
+# Runs in the jlink image shared by all jcni plugins: the one next to this file's real location
+# (dist/cni/jvm/../../image, symlinks resolved), else the one it was built with (a copied launcher).
 set -f
 built='$image_abs'
 self=\$0
@@ -73,8 +92,17 @@ esac
 exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-\$cache.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
 LAUNCHER
     chmod 755 "$launcher"
+    # The client, with the hardening flags of a program every CNI exec runs; static, so that a copy runs anywhere
+    # and nothing but the kernel is loaded at its start.
+    gcc -std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE -static-pie \
+        -Wl,-z,relro,-z,now -DJCNI_TYPE="\"$type\"" -DJCNI_VERSION="\"$version\"" -DJCNI_BUILD_ID="\"$build_id\"" \
+        -DJCNI_DIST="\"$dist_abs\"" -o "$dist/cni/bin/$type" "$client_source" ||
+        { say "compiling the plugin client for $type failed"; exit 1; }
 done < "$dist/aot-groups"
 rm "$dist/aot-groups"
+gcc -std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE -static-pie \
+    -Wl,-z,relro,-z,now -o "$dist/libexec/jcni-launch-helper" "$helper_source" ||
+    { say "compiling the launch helper failed"; exit 1; }
 
 # The runtime's CLI, with a cache of its own: a cache records the main module, and the CLI's is io.jcni.runtime.
 cat > "$dist/bin/jcni" <<LAUNCHER
@@ -87,11 +115,55 @@ self=\$0
 if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
 case \$self in */*) image=\${self%/*}/../image ;; *) image=../image ;; esac
 [ -x "\$image/bin/java" ] || image=\$built
+# jcni serve: the resident plugin service, in the plugins' module (jcni serve --help).
+if [ "\${1-}" = serve ]; then
+    shift
+    exec "\$image/bin/java" $service_flags \$JCNI_JAVA_OPTS -m $service_main "\$@"
+fi
 exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-cli.aot" \$JCNI_JAVA_OPTS $cli "\$@"
 LAUNCHER
 chmod 755 "$dist/bin/jcni"
 
+# systemd units: the socket unit listens on the default socket and starts the service on the first call.
+cat > "$dist/systemd/jcni-plugins.socket" <<UNIT
+[Unit]
+Description=jcni CNI plugin service (socket)
+Documentation=file://$dist_abs/../README.md
+
+[Socket]
+ListenStream=/run/jcni/plugins.sock
+SocketMode=0600
+DirectoryMode=0700
+RemoveOnStop=yes
+
+[Install]
+WantedBy=sockets.target
+UNIT
+cat > "$dist/systemd/jcni-plugins.service" <<UNIT
+[Unit]
+Description=jcni CNI plugin service
+Documentation=file://$dist_abs/../README.md
+Requires=jcni-plugins.socket
+After=jcni-plugins.socket
+
+[Service]
+# Socket activation: the service serves the socket systemd passes (LISTEN_FDS) and creates none.
+ExecStart=$dist_abs/bin/jcni serve
+# Calls in flight finish (up to 30 s) after SIGTERM; a killed service loses nothing but those calls, whose clients
+# answer with error 11 (try again later).
+TimeoutStopSec=40
+Restart=on-failure
+# The plugins configure the node's network and keep state under /var/lib/cni and /run: no sandboxing that would
+# hide the host's namespaces, /proc/sys or those directories from them.
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+
 # ---- AOT caches ------------------------------------------------------------------------------------------------
+# No service during the trainings: the CLI's training execs plugins, which must run as JVMs (not ask a service that
+# might listen on the default socket).
+export JCNI_SERVICE_SOCKET=off
 work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
 netns=
 etcd_pid=
@@ -154,7 +226,8 @@ say "AOT training of the jcni CLI"
 
 # ---- verification: every launcher starts with its caches, which the JVM accepts --------------------------------
 # VERSION runs with the version cache; an ADD without its variables fails in the skel (code 4, on stdout) after the
-# JVM started with the plugin's group cache: that start must not warn either.
+# JVM started with the plugin's group cache: that start must not warn either. Through the clients with the service
+# off (so each runs its JVM launcher, as without a service).
 for type in $types; do
     out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=ADD "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) && {
         say "$type ADD without variables succeeded: $out"; exit 1; }
@@ -184,4 +257,23 @@ if [ -s "$work/stderr" ] || [ "$out" != "jcni $version" ]; then
     say "jcni --version printed '$out' and on stderr:"; cat "$work/stderr" >&2; exit 1
 fi
 if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; etcd_pid=; fi
+# The service answers the clients of this build: one VERSION per type through a service on a private socket.
+mkdir -m 700 "$work/service"
+export JCNI_SERVICE_SOCKET="$work/service/plugins.sock"
+"$dist/bin/jcni" serve > "$work/service.log" 2>&1 &
+service_pid=$!
+tries=0
+while [ ! -S "$JCNI_SERVICE_SOCKET" ] && kill -0 $service_pid 2>/dev/null && [ $tries -lt 600 ]; do
+    sleep 0.1; tries=$((tries + 1))
+done
+for type in $types; do
+    out=$(JCNI_DEBUG=1 CNI_COMMAND=VERSION "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) || true
+    case $out in
+        '{"cniVersion":'*'"supportedVersions":'*) ;;
+        *) kill $service_pid; say "$type VERSION through the service printed: $out"; cat "$work/stderr" "$work/service.log" >&2; exit 1 ;;
+    esac
+    grep -q "VERSION via service" "$work/stderr" || {
+        kill $service_pid; say "$type VERSION was not answered by the service:"; cat "$work/stderr" "$work/service.log" >&2; exit 1; }
+done
+kill $service_pid; wait $service_pid 2>/dev/null || true
 say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

@@ -1,4 +1,5 @@
 import io.jcni.it.support.HostStateGuard;
+import io.jcni.it.support.PluginServiceRegistration;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -19,6 +20,8 @@ public final class HostStateGuardRegistration implements BeforeAllCallback, Afte
 
     @Override
     public void beforeAll(ExtensionContext context) {
+        // The run of the suite through the plugin service starts it before the first class (a no-op otherwise).
+        PluginServiceRegistration.ensureStarted();
         guard.beforeAll(context);
     }
 

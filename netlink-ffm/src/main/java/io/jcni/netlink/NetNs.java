@@ -4,6 +4,7 @@ import io.jcni.netlink.internal.ffm.Syscalls;
 import io.jcni.netlink.internal.ns.NamespaceThreads;
 import io.jcni.netlink.internal.wire.Errno;
 import io.jcni.netlink.internal.wire.LibcH;
+import io.jcni.netlink.sys.Descriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +58,32 @@ public final class NetNs implements AutoCloseable {
      */
     public static NetNs open(Path path) {
         String p = path.toString();
-        int located = Syscalls.open(p, LibcH.O_PATH, 0);
+        return check(Syscalls.open(p, LibcH.O_PATH, 0), p);
+    }
+
+    /**
+     * Opens the namespace that {@code descriptor} refers to, with exactly the checks of {@link #open(Path)}: a file
+     * another process opened (e.g. with {@code O_PATH}) and handed over with {@code SCM_RIGHTS}, as jcni's plugin
+     * client does with {@code CNI_NETNS}. It is reached through {@code /proc/self/fd}, so it works across mount
+     * namespaces and nothing at any path can be swapped in. Messages name {@code shownAs} (the path the other process
+     * opened). The descriptor stays open and owned by the caller; the namespace gets a descriptor of its own.
+     *
+     * @throws NetlinkException INVALID if it is not a network namespace
+     */
+    public static NetNs openDescriptor(Descriptor descriptor, Path shownAs) {
+        String p = shownAs.toString();
+        int located;
+        try {
+            located = Syscalls.open(descriptor.procPath().toString(), LibcH.O_PATH, 0);
+        } catch (NetlinkException e) {
+            throw new NetlinkException("open netns " + p, NetlinkException.Kind.OTHER,
+                    "cannot reopen the descriptor handed over (is /proc mounted?): " + e.getMessage(), e);
+        }
+        return check(located, p);
+    }
+
+    /** The checks of {@link #open(Path)} on {@code located}, an {@code O_PATH} descriptor this call closes. */
+    private static NetNs check(int located, String p) {
         int fd;
         try {
             long magic = Syscalls.fstatfsType(located, p);

@@ -106,6 +106,38 @@ class NamespaceTest {
         }
     }
 
+    /**
+     * A worker started by a thread that is itself inside a namespace (a nested call; jcni's plugin service running a
+     * whole plugin call in its client's namespace) must not stay there between tasks: an idle worker would keep that
+     * namespace, and everything in it, alive for its keep-alive time.
+     */
+    @Test
+    void workersStartedFromInsideATaskWaitInTheProcesssNamespace() throws Exception {
+        try (TestNamespace t = TestNamespace.create()) {
+            long own = Kernel.threadNetnsInode();
+            // Nested calls: each level's worker is busy, so the next level needs a worker started from inside t.
+            assertThat(t.ns.call(new Nest(t.ns, 24))).isEqualTo(24);
+            List<String> elsewhere = new ArrayList<>();
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : tasks.toList()) {
+                    String name = Files.readString(task.resolve("comm")).strip();
+                    String ns = Files.readSymbolicLink(task.resolve("ns/net")).toString();
+                    if (name.startsWith("jcni-netns-") && !ns.equals("net:[" + own + "]")) {
+                        elsewhere.add(name + " in " + ns);
+                    }
+                }
+            }
+            assertThat(elsewhere).as("idle workers outside the process's namespace").isEmpty();
+        }
+    }
+
+    private record Nest(NetNs ns, int depth) implements NetNs.Task<Integer, RuntimeException> {
+        @Override
+        public Integer run() {
+            return depth == 0 ? 0 : 1 + ns.call(new Nest(ns, depth - 1));
+        }
+    }
+
     @Test
     void callRunsInsideOnAnotherPlatformThreadAndLeavesTheCallerAlone() throws Exception {
         try (TestNamespace t = TestNamespace.create()) {

@@ -8,14 +8,16 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * Recognizes jcni's own plugin launchers: every launcher script plugins-core writes into {@code dist/cni/bin/<type>}
- * carries, within its first {@value #MARKER_WINDOW} bytes, the line {@link #markerLine(String)}:
+ * Recognizes jcni's own plugin launchers: every program plugins-core writes into {@code dist/cni/bin/<type>} (the
+ * plugin client, an ELF binary, in a note the linker places right after its program headers) and
+ * {@code dist/cni/jvm/<type>} (the JVM launcher script) carries, within its first {@value #MARKER_WINDOW} bytes, the
+ * line {@link #markerLine(String)}:
  * <pre>    # jcni-launcher: plugin=&lt;type&gt; version=&lt;jcni version&gt;</pre>
  * A launcher of another jcni version is not recognized: its classes may differ from the ones in this JVM.
  */
 public final class JcniLaunchers {
-    /** How many bytes at the start of a file are searched for the marker. */
-    public static final int MARKER_WINDOW = 512;
+    /** How many bytes at the start of a file are searched for the marker: one page, one read. */
+    public static final int MARKER_WINDOW = 4096;
 
     private static final String PREFIX = "# jcni-launcher: ";
     private static final String VERSION = readVersion();

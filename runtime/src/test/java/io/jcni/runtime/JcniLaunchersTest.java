@@ -60,7 +60,7 @@ class JcniLaunchersTest {
     }
 
     @Test
-    void aMarkerPastTheFirst512BytesIsIgnored() throws IOException {
+    void aMarkerPastTheWindowIsIgnored() throws IOException {
         Path late = ScriptPlugins.write(dir, "late", "#" + "x".repeat(JcniLaunchers.MARKER_WINDOW) + "\n"
                 + JcniLaunchers.markerLine("bridge"));
         assertThat(JcniLaunchers.pluginType(late)).isEmpty();

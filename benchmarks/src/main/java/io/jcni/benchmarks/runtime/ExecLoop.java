@@ -23,7 +23,7 @@ import java.util.List;
  *
  * <pre>
  * java -cp benchmarks.jar io.jcni.benchmarks.runtime.ExecLoop \
- *     &lt;cni-path dir&gt; &lt;cache dir&gt; &lt;list file&gt; &lt;netns&gt;
+ *     &lt;cni-path dir&gt; &lt;cache dir&gt; &lt;list file&gt; &lt;netns&gt; [&lt;native launch helper&gt;]
  * </pre>
  * Reads one request per line on stdin, {@code <variant> <count>}, and answers each with one line on stdout: the
  * wall time of every call in nanoseconds, space-separated, or {@code error <message>} (the process then exits 1).
@@ -31,6 +31,8 @@ import java.util.List;
  * <ul>
  * <li>{@code version}: {@code versionInfo(type)} with the runtime's default spawn ({@code --level invoke});</li>
  * <li>{@code version-helper}: the same with one pre-started launch helper ({@code Options.withLaunchHelpers(1)});</li>
+ * <li>{@code version-native-helper}: the same with one pre-started native launch helper
+ * ({@code Options.withLaunchHelpers(1, helper)}, the optional fifth argument: dist/libexec/jcni-launch-helper);</li>
  * <li>{@code add}: {@code addNetworkList} of the list file, with the durable result cache
  * ({@code --command ADD --level libcni}).</li>
  * </ul>
@@ -42,13 +44,14 @@ public final class ExecLoop {
 
     public static void main(String[] args) throws IOException {
         PrintStream out = System.out;
-        if (args.length != 4) {
-            out.println("error usage: ExecLoop <cni-path dir> <cache dir> <list file> <netns>");
+        if (args.length != 4 && args.length != 5) {
+            out.println("error usage: ExecLoop <cni-path dir> <cache dir> <list file> <netns> [<launch helper>]");
             out.flush();
             System.exit(2);
         }
         try {
-            run(Path.of(args[0]), Path.of(args[1]), Path.of(args[2]), args[3], out);
+            run(Path.of(args[0]), Path.of(args[1]), Path.of(args[2]), args[3], args.length == 5 ? Path.of(args[4])
+                    : null, out);
         } catch (RuntimeException e) {
             out.println("error " + e.toString().replace('\n', ' '));
             out.flush();
@@ -56,7 +59,7 @@ public final class ExecLoop {
         }
     }
 
-    private static void run(Path dir, Path cacheDir, Path listFile, String netns, PrintStream out)
+    private static void run(Path dir, Path cacheDir, Path listFile, String netns, Path helper, PrintStream out)
             throws IOException, CniException, CniRuntimeException {
         NetworkConfigList list = CniJson.decodeNetworkConfigList(Files.readAllBytes(listFile));
         String type = list.plugins().getFirst().type();
@@ -64,6 +67,7 @@ public final class ExecLoop {
                 .withStderr(OutputStream.nullOutputStream());
         CniRuntime plain = CniRuntime.create(options);
         CniRuntime helped = CniRuntime.create(options.withLaunchHelpers(1));
+        CniRuntime nativeHelped = helper == null ? null : CniRuntime.create(options.withLaunchHelpers(1, helper));
         RuntimeConf rt = new RuntimeConf("jcni-bench-exec", netns, "eth0");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         for (String line = in.readLine(); line != null; line = in.readLine()) {
@@ -79,7 +83,7 @@ public final class ExecLoop {
                 // is a first one (Go libcni's counterpart overwrites the entry; the write costs the same).
                 Files.deleteIfExists(entry);
                 long start = System.nanoTime();
-                call(request[0], type, plain, helped, list, rt);
+                call(request[0], type, plain, helped, nativeHelped, list, rt);
                 times[i] = System.nanoTime() - start;
             }
             StringBuilder answer = new StringBuilder(count * 9);
@@ -91,11 +95,17 @@ public final class ExecLoop {
         }
     }
 
-    private static void call(String variant, String type, CniRuntime plain, CniRuntime helped, NetworkConfigList list,
-            RuntimeConf rt) throws CniRuntimeException {
+    private static void call(String variant, String type, CniRuntime plain, CniRuntime helped,
+            CniRuntime nativeHelped, NetworkConfigList list, RuntimeConf rt) throws CniRuntimeException {
         switch (variant) {
             case "version" -> plain.versionInfo(type);
             case "version-helper" -> helped.versionInfo(type);
+            case "version-native-helper" -> {
+                if (nativeHelped == null) {
+                    throw new IllegalArgumentException("version-native-helper needs the launch helper argument");
+                }
+                nativeHelped.versionInfo(type);
+            }
             case "add" -> plain.addNetworkList(list, rt);
             default -> throw new IllegalArgumentException("unknown variant \"" + variant + "\"");
         }

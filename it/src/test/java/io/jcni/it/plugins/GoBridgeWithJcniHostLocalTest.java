@@ -79,7 +79,8 @@ class GoBridgeWithJcniHostLocalTest {
 
         var added = driver.add(conf, netns.path(), attachment);
         JsonNode result = added.answer();
-        assertThat(added.stderr()).as("our host-local served the bridge").contains("host-local: ADD exec, pid");
+        assertThat(added.stderr()).as("our host-local served the bridge")
+                .contains("host-local: ADD " + Locations.skelMode() + ", pid");
 
         assertThat(result.path("ips")).extracting(ip -> ip.path("address").asText())
                 .containsExactly("10.214.7.2/24", "fd14:7::2/64");

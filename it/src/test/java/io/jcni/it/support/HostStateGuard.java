@@ -43,10 +43,11 @@ public final class HostStateGuard implements BeforeAllCallback, AfterAllCallback
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(HostStateGuard.class);
     private static final Set<String> GUARDED = ConcurrentHashMap.newKeySet();
 
-    /** Command lines that belong to CNI test activity (test runs, benchmarks, plugins, namespace tools). */
+    /** Command lines that belong to CNI test activity (test runs, benchmarks, plugins and plugin services, namespace
+     *  tools). */
     private static final Pattern ACTIVITY = Pattern.compile(
-            "surefire|ForkedBooter|org\\.openjdk\\.jmh|plexus-classworlds|/cni/bin/|/usr/lib/cni/|libcni-driver"
-                    + "|\\bip netns\\b|\\bip -n\\b|hyperfine");
+            "surefire|ForkedBooter|org\\.openjdk\\.jmh|plexus-classworlds|/cni/bin/|/cni/jvm/|/usr/lib/cni/"
+                    + "|libcni-driver|internal\\.service\\.ServiceMain|\\bip netns\\b|\\bip -n\\b|hyperfine");
 
     /** Whether the guard has watched (or is watching) this test class in this JVM. */
     public static boolean guards(Class<?> testClass) {

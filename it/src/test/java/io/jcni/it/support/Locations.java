@@ -53,8 +53,35 @@ public final class Locations {
         return distCniBin().resolve(type);
     }
 
-    /** {@code dist/bin/jcni}: the runtime CLI. */
+    /** {@code dist/bin/jcni}: the runtime CLI (and {@code jcni serve}, the plugin service). */
     public static Path distJcni() {
         return dist().resolve("bin/jcni");
+    }
+
+    /** {@code dist/cni/jvm/<type>}: the JVM launcher a plugin client runs when no plugin service answers. */
+    public static Path distJvmPlugin(String type) {
+        return dist().resolve("cni/jvm").resolve(type);
+    }
+
+    /** System property naming how jcni's plugins run in this run of the suite: {@code exec} (default) or {@code service}. */
+    public static final String PLUGIN_MODE_PROPERTY = "jcni.it.pluginMode";
+
+    /**
+     * Whether this run of the suite sends jcni's plugin calls through the plugin service: the it module's second
+     * surefire execution starts one ({@link PluginServiceRegistration}) on the socket its environment names in
+     * {@code JCNI_SERVICE_SOCKET}, which every plugin client of the run inherits. The first execution sets
+     * {@code JCNI_SERVICE_SOCKET=off}, so the clients run their JVM launchers.
+     */
+    public static boolean viaService() {
+        String mode = System.getProperty(PLUGIN_MODE_PROPERTY, "exec");
+        if (!mode.equals("exec") && !mode.equals("service")) {
+            throw new IllegalStateException(PLUGIN_MODE_PROPERTY + " is exec or service, not " + mode);
+        }
+        return mode.equals("service");
+    }
+
+    /** How the skel's {@code JCNI_DEBUG=1} line names a call of this run: {@code "exec"} or {@code "via service"}. */
+    public static String skelMode() {
+        return viaService() ? "via service" : "exec";
     }
 }

@@ -6,15 +6,17 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Whether a CNI_NETNS path names the network namespace this process runs in: the same (device, inode) as
- * {@code /proc/self/ns/net}, which is how the kernel identifies a namespace (a bind mount under /var/run/netns and a
- * /proc/PID/ns/net link of the same namespace stat to the same pair).
+ * Whether a CNI_NETNS path names the network namespace the plugin runs in: the same (device, inode) as
+ * {@code /proc/thread-self/ns/net}, which is how the kernel identifies a namespace (a bind mount under /var/run/netns
+ * and a /proc/PID/ns/net link of the same namespace stat to the same pair). The calling thread's namespace, not the
+ * process's: jcni's plugin service runs a call on a thread in its client's namespace, and for an exec'd plugin the two
+ * are the same. A namespace the caller handed over ({@link CallerNetns}) is examined through its descriptor.
  *
  * <p>Deliberately without netlink-ffm: a {@code stat} through NIO costs nothing at start-up, while the first FFM
  * downcall costs tens of milliseconds, and IPAM plugins such as host-local never need FFM otherwise.
  */
 public final class NetnsIdentity {
-    private static final String OWN = "/proc/self/ns/net";
+    private static final String OWN = "/proc/thread-self/ns/net";
     private static final String ATTRIBUTES = "unix:dev,ino";
 
     private NetnsIdentity() {
@@ -40,7 +42,11 @@ public final class NetnsIdentity {
             return Verdict.UNREADABLE;
         }
         try {
-            other = devIno(Path.of(netns));
+            Path examined = CallerNetns.examinable(netns);
+            if (examined == null) {
+                return Verdict.UNREADABLE;
+            }
+            other = devIno(examined);
         } catch (IOException | InvalidPathException | UnsupportedOperationException e) {
             return Verdict.UNREADABLE;
         }

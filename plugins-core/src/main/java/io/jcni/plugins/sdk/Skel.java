@@ -136,7 +136,7 @@ public final class Skel implements InProcessPlugin {
         OutputStream stdout = new FileOutputStream(FileDescriptor.out);
         PrintStream stderr = System.err;
         System.setOut(stderr);
-        int status = run(System.getenv(), new FileInputStream(FileDescriptor.in), stdout, stderr, false);
+        int status = run(System.getenv(), new FileInputStream(FileDescriptor.in), stdout, stderr, "exec");
         stderr.flush();
         if (status != 0) {
             Runtime.getRuntime().halt(status);
@@ -155,11 +155,23 @@ public final class Skel implements InProcessPlugin {
      */
     @Override
     public int run(Map<String, String> env, byte[] stdin, OutputStream stdout, OutputStream stderr) {
-        return run(env, new ByteArrayInputStream(stdin), stdout, stderr, true);
+        return run(env, new ByteArrayInputStream(stdin), stdout, stderr, "in-process");
+    }
+
+    /**
+     * Runs one call on behalf of another process, as {@link #run(Map, byte[], OutputStream, OutputStream)} does, with
+     * {@code CNI_NETNS} as that process opened it ({@link CallerNetns}): jcni's plugin service runs its clients' calls
+     * this way. The host runs the call on a thread in the caller's network namespace (the plugin's "host" side).
+     */
+    public int run(Map<String, String> env, byte[] stdin, OutputStream stdout, OutputStream stderr,
+            CallerNetns netns) {
+        try (CallerNetns.Scope scope = CallerNetns.enter(value(env, "CNI_NETNS"), netns)) {
+            return run(env, new ByteArrayInputStream(stdin), stdout, stderr, "via service");
+        }
     }
 
     private int run(Map<String, String> env, InputStream stdin, OutputStream stdout, OutputStream stderr,
-            boolean inProcess) {
+            String mode) {
         PluginLog log = new PluginLog(type, stderr, isTrue(env.get(PluginLog.DEBUG_ENV)));
         CniVersion errorVersion = null;
         byte[] answer;
@@ -175,8 +187,7 @@ public final class Skel implements InProcessPlugin {
             }
             requireVariables(env, command);
             if (log.debugEnabled()) {
-                log.debug(commandText + (inProcess ? " in-process" : " exec") + ", pid "
-                        + ProcessHandle.current().pid());
+                log.debug(commandText + " " + mode + ", pid " + ProcessHandle.current().pid());
             }
             if (command == Command.VERSION) {
                 answer = versionAnswer();

@@ -69,7 +69,7 @@ public final class RuntimeImpl implements CniRuntime {
 
     public RuntimeImpl(Options options) {
         this.options = options;
-        this.spawner = WarmSpawner.create(options.environment(), options.launchHelpers());
+        this.spawner = WarmSpawner.create(options.environment(), options.launchHelpers(), options.launchHelper());
         this.invoker = new PluginInvoker(ProcessRunner.INTERRUPTIBLE, options.stderr(), spawner);
         this.cache = new ResultCache(options.cacheDir());
         this.locks = new AttachmentLocks(options.cacheDir());

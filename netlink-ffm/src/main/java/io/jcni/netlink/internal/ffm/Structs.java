@@ -217,7 +217,36 @@ public final class Structs {
             JAVA_BYTE.withName("sll_halen"),
             MemoryLayout.sequenceLayout(8, JAVA_BYTE).withName("sll_addr")).withName("sockaddr_ll");
 
-    /** {@code struct sockaddr_un}, {@code <sys/un.h>}: a Unix socket's path, NUL-terminated in 108 bytes. */
+    /** {@code struct msghdr}, {@code <sys/socket.h>} (64-bit), for {@code sendmsg}/{@code recvmsg}. */
+    public static final StructLayout MSGHDR = MemoryLayout.structLayout(
+            JAVA_LONG.withName("msg_name"),
+            JAVA_INT.withName("msg_namelen"),
+            MemoryLayout.paddingLayout(4),
+            JAVA_LONG.withName("msg_iov"),
+            JAVA_LONG.withName("msg_iovlen"),
+            JAVA_LONG.withName("msg_control"),
+            JAVA_LONG.withName("msg_controllen"),
+            JAVA_INT.withName("msg_flags"),
+            MemoryLayout.paddingLayout(4)).withName("msghdr");
+
+    /** {@code struct iovec}, {@code <sys/uio.h>}. */
+    public static final StructLayout IOVEC = MemoryLayout.structLayout(
+            JAVA_LONG.withName("iov_base"),
+            JAVA_LONG.withName("iov_len")).withName("iovec");
+
+    /** {@code struct cmsghdr}, {@code <sys/socket.h>} (64-bit); {@code SCM_RIGHTS} descriptors follow it as ints. */
+    public static final StructLayout CMSGHDR = MemoryLayout.structLayout(
+            JAVA_LONG.withName("cmsg_len"),
+            JAVA_INT.withName("cmsg_level"),
+            JAVA_INT.withName("cmsg_type")).withName("cmsghdr");
+
+    /** {@code struct ucred}, {@code <sys/socket.h>}: a peer's credentials ({@code SO_PEERCRED}). */
+    public static final StructLayout UCRED = MemoryLayout.structLayout(
+            JAVA_INT.withName("pid"),
+            JAVA_INT.withName("uid"),
+            JAVA_INT.withName("gid")).withName("ucred");
+
+    /** {@code struct sockaddr_un}, {@code <sys/un.h>}: a Unix domain socket's path (107 bytes and a NUL at most). */
     public static final StructLayout SOCKADDR_UN = MemoryLayout.structLayout(
             JAVA_SHORT.withName("sun_family"),
             MemoryLayout.sequenceLayout(108, JAVA_BYTE).withName("sun_path")).withName("sockaddr_un");
@@ -238,7 +267,7 @@ public final class Structs {
     /** Every layout above, for the header check. */
     public static final List<StructLayout> ALL = List.of(NLMSGHDR, NLMSGERR, SOCKADDR_NL, NLATTR, RTATTR, IFINFOMSG,
             IFADDRMSG, IFA_CACHEINFO, RTMSG, RTNEXTHOP, NDMSG, BRIDGE_VLAN_INFO, TCMSG, TC_RATESPEC, TC_TBF_QOPT,
-            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL, STATFS,
-            SOCKADDR_LL, SOCKADDR_UN, SOCK_FILTER, SOCK_FPROG);
+            TC_U32_KEY, TC_U32_SEL, TC_MIRRED, FIB_RULE_HDR, IFREQ, NFGENMSG, TIMEVAL, STATFS, MSGHDR, IOVEC, CMSGHDR,
+            UCRED, SOCKADDR_LL, SOCKADDR_UN, SOCK_FILTER, SOCK_FPROG);
 
 }

@@ -16,13 +16,18 @@ public enum Sysno {
     recvfrom(45, 207),
     sendmsg(46, 211),
     recvmsg(47, 212),
+    shutdown(48, 210),
     bind(49, 200),
+    listen(50, 201),
     getsockname(51, 204),
     setsockopt(54, 208),
+    getsockopt(55, 209),
+    fcntl(72, 25),
     flock(73, 32),
     fstatfs(138, 44),
     openat(257, 56),
     unshare(272, 97),
+    accept4(288, 242),
     setns(308, 268);
 
     private final int x8664;

@@ -15,7 +15,10 @@ import java.util.ArrayDeque;
  * task's result is still delivered, then the thread ends instead of serving anyone else.
  *
  * <p>What a task creates inside keeps the namespace: sockets (netlink, packet, inet) stay bound to it and files under
- * {@code /proc/sys/net} show it. Threads a task starts inherit the namespace; tasks should not start any.
+ * {@code /proc/sys/net} show it. Threads a task starts inherit the namespace; tasks should not start any. Workers
+ * themselves live in the process's namespace (its main thread's): a worker started from inside a task (a nested
+ * {@code call}, or a whole plugin call that jcni's plugin service runs in its client's namespace) moves there first,
+ * so that no idle worker keeps alive a namespace its creator was only visiting.
  *
  * <p>The pool is written with monitors rather than {@code java.util.concurrent}: an exec'd plugin uses it a few times
  * and exits, and a {@code ThreadPoolExecutor} with a {@code CompletableFuture} cost it about 5 ms of class
@@ -157,6 +160,7 @@ public final class NamespaceThreads {
         @Override
         public void run() {
             try {
+                moveToProcessNamespace();
                 for (Job<?, ?> next = take(); next != null; next = take()) {
                     boolean home = false;
                     try {
@@ -204,6 +208,27 @@ public final class NamespaceThreads {
             Job<?, ?> next = job;
             job = null;
             return next;
+        }
+    }
+
+    /**
+     * Switches this new worker into the process's namespace ({@code /proc/self/ns/net}, the main thread's), which it
+     * may not be in when its creator was a worker running a task elsewhere. If that fails (no /proc, the main thread
+     * gone), it stays where it was born: it switches back there after each task, as before.
+     */
+    private static void moveToProcessNamespace() {
+        int own;
+        try {
+            own = Syscalls.open("/proc/self/ns/net", LibcH.O_RDONLY, 0);
+        } catch (RuntimeException e) {
+            return;
+        }
+        try {
+            Syscalls.setns(own, LibcH.CLONE_NEWNET, "the process's namespace");
+        } catch (RuntimeException e) {
+            // Stays in its creator's namespace; correct, only longer-lived.
+        } finally {
+            Syscalls.close(own);
         }
     }
 

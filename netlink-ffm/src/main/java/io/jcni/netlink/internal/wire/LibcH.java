@@ -1,7 +1,7 @@
 package io.jcni.netlink.internal.wire;
 
 /** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>},
- *  {@code <linux/magic.h>}: open(2), flock(2), setns(2)/unshare(2), nsfs ioctl and fstatfs(2) constants.
+ *  {@code <linux/magic.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl and fstatfs(2) constants.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class LibcH {
     private LibcH() {}
@@ -20,6 +20,9 @@ public final class LibcH {
     /** Resolves a path to a descriptor without opening the file itself: no FIFO, device or socket is touched. */
     public static final int O_PATH = 2097152;
     public static final int AT_FDCWD = -100;
+    public static final int F_GETFD = 1;
+    public static final int F_SETFD = 2;
+    public static final int FD_CLOEXEC = 1;
     public static final int LOCK_SH = 1;
     public static final int LOCK_EX = 2;
     public static final int LOCK_NB = 4;

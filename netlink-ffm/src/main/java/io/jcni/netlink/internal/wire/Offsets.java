@@ -191,6 +191,33 @@ public final class Offsets {
     public static final int SOCK_FPROG_LEN = 0;
     public static final int SOCK_FPROG_FILTER = 8;
 
+    // struct msghdr, <sys/socket.h> (64-bit)
+    public static final int MSGHDR_SIZE = 56;
+    public static final int MSG_NAME = 0;
+    public static final int MSG_NAMELEN = 8;
+    public static final int MSG_IOV = 16;
+    public static final int MSG_IOVLEN = 24;
+    public static final int MSG_CONTROL = 32;
+    public static final int MSG_CONTROLLEN = 40;
+    public static final int MSG_FLAGS = 48;
+
+    // struct iovec, <sys/uio.h> (via <sys/socket.h>)
+    public static final int IOVEC_SIZE = 16;
+    public static final int IOV_BASE = 0;
+    public static final int IOV_LEN = 8;
+
+    // struct cmsghdr, <sys/socket.h> (64-bit: cmsg_len is a size_t); the data follows at CMSGHDR_SIZE
+    public static final int CMSGHDR_SIZE = 16;
+    public static final int CMSG_LEN = 0;
+    public static final int CMSG_LEVEL = 8;
+    public static final int CMSG_TYPE = 12;
+
+    // struct ucred, <sys/socket.h> (_GNU_SOURCE), the answer to SO_PEERCRED
+    public static final int UCRED_SIZE = 12;
+    public static final int UCRED_PID = 0;
+    public static final int UCRED_UID = 4;
+    public static final int UCRED_GID = 8;
+
     // struct statfs, <sys/vfs.h> (64-bit)
     public static final int STATFS_SIZE = 120;
     public static final int F_TYPE = 0;

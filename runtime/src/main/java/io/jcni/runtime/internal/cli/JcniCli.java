@@ -59,6 +59,7 @@ public final class JcniCli {
               jcni [options] version <plugin-type>             print a plugin's supported versions
               jcni [options] validate <network|file>           check plugins exist and support the version
               jcni convert --to <version> [<file>|-]           convert a result JSON to another CNI version
+              jcni serve [options]                             run the plugin service (jcni serve --help)
               jcni --help | --version
 
             <network> is the name of a configuration in $NETCONFPATH; <netns> the path of a network namespace
@@ -151,6 +152,8 @@ public final class JcniCli {
             case "version" -> version(operands, a);
             case "validate" -> validate(operands, a);
             case "convert" -> convert(operands, a);
+            // dist/bin/jcni starts the service itself, in the plugins' module, which this one does not read.
+            case "serve" -> throw new UsageException("serve runs from dist/bin/jcni (it needs jcni's plugins)");
             case "help" -> {
                 out.print(USAGE_TEXT);
                 yield OK;

@@ -119,16 +119,28 @@ public final class ProcessRunner {
         if (spawner != null && WarmSpawner.carries(executable, cniEnv)) {
             WarmSpawner.Helper helper = spawner.take();
             if (helper != null) {
-                byte[] header = WarmSpawner.header(helper, executable, cniEnv);
+                byte[] header = spawner.collects() ? spawner.header(helper, executable, cniEnv, stdin.length)
+                        : spawner.header(helper, executable, cniEnv);
                 byte[] input = Arrays.copyOf(header, header.length + stdin.length);
                 System.arraycopy(stdin, 0, input, header.length, stdin.length);
-                Outcome outcome = collect(helper.process, input, timeoutNanos, executable, watchesInterrupts());
-                boolean execFailed = (outcome.status == 126 || outcome.status == 127) && outcome.stdout.length == 0
-                        && WarmSpawner.execFailed(helper, outcome.stderr);
-                if (!execFailed) {
-                    return outcome;
+                if (spawner.collects()) {
+                    Collected collected = collected(helper.process, input, timeoutNanos, executable,
+                            watchesInterrupts());
+                    spawner.release(helper, collected.reusable);
+                    if (collected.outcome != null) {
+                        return collected.outcome;
+                    }
+                    // "E": the plugin could not be started; a direct spawn reports why with the usual texts.
+                } else {
+                    Outcome outcome = collect(helper.process, input, timeoutNanos, executable,
+                            watchesInterrupts());
+                    boolean execFailed = (outcome.status == 126 || outcome.status == 127)
+                            && outcome.stdout.length == 0 && WarmSpawner.execFailed(helper, outcome.stderr);
+                    if (!execFailed) {
+                        return outcome;
+                    }
+                    // The plugin never ran: a direct spawn reports why with the usual texts (and retries ETXTBSY).
                 }
-                // The plugin never ran: a direct spawn reports why with the usual texts (and retries ETXTBSY).
             }
         }
         ProcessBuilder builder = new ProcessBuilder(executable.toString());
@@ -200,6 +212,108 @@ public final class ProcessRunner {
                 watching.cancel(false);
             }
         }
+    }
+
+    /** What a call through a native helper gave: its outcome (null: start it directly) and the helper's fate. */
+    private record Collected(Outcome outcome, boolean reusable) {
+    }
+
+    /**
+     * A run through jcni's native launch helper, which starts the plugin, feeds and collects it and answers in one
+     * message (see launch-helper.c): one write and one read on this thread, no drain thread, no wait for the JDK's
+     * reaper. The outcome is null when the helper could not start the plugin ("E"): the caller spawns it directly. At
+     * the timeout the helper and the plugin are killed, as a direct spawn's tree is.
+     */
+    private static Collected collected(Process helper, byte[] input, long timeoutNanos, Path executable,
+            boolean watchInterrupts) throws PluginFailure {
+        Killer killer = null;
+        ScheduledFuture<?> kill = null;
+        if (timeoutNanos > 0) {
+            killer = new Killer(helper);
+            kill = Pools.scheduler().schedule(killer, timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        InterruptWatch watch = null;
+        ScheduledFuture<?> watching = null;
+        if (watchInterrupts) {
+            watch = new InterruptWatch(Thread.currentThread(), helper);
+            watching = Pools.scheduler().scheduleWithFixedDelay(watch, INTERRUPT_POLL_MILLIS,
+                    INTERRUPT_POLL_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        try {
+            InputStream answer = helper.getInputStream();
+            try {
+                OutputStream request = helper.getOutputStream();
+                request.write(input);
+                request.flush();
+            } catch (IOException e) {
+                return new Collected(null, false); // the helper is gone: start the plugin directly
+            }
+            String head = line(answer);
+            if (watch != null && watch.fired()) {
+                // Killed by the watcher with the plugin (its tree): the call ends as a direct spawn's does.
+                killTree(helper);
+                Thread.currentThread().interrupt();
+                throw new PluginFailure(new CniError(CniError.INTERNAL, "interrupted while running plugin "
+                        + executable), true, new byte[0], new InterruptedException("the calling thread was interrupted"),
+                        true);
+            }
+            boolean timedOut = killer != null && killer.fired.get();
+            String[] fields = head == null ? new String[0] : head.split(" ");
+            if (fields.length == 2 && fields[0].equals("E")) {
+                return new Collected(null, true);
+            }
+            if (fields.length != 5 || !fields[0].equals("R")) {
+                // The helper died (killed at the timeout, or from outside) before its answer; the plugin may have
+                // run: never start it again.
+                killTree(helper);
+                return new Collected(deadHelper(timedOut), false);
+            }
+            int out = Integer.parseInt(fields[2]);
+            int err = Integer.parseInt(fields[3]);
+            if (out < 0 || out > MAX_STDOUT_BYTES + 1 || err < 0 || err > MAX_STDERR_BYTES) {
+                killTree(helper);
+                throw PluginFailure.engine(CniError.INTERNAL, "the launch helper for " + executable
+                        + " answered garbage: " + head);
+            }
+            byte[] stdout = answer.readNBytes(out);
+            byte[] stderr = answer.readNBytes(err);
+            if (stdout.length != out || stderr.length != err) {
+                killTree(helper);
+                return new Collected(deadHelper(killer != null && killer.fired.get()), false);
+            }
+            return new Collected(new Outcome(Integer.parseInt(fields[1]), stdout, stderr,
+                    killer != null && killer.fired.get(), fields[4].equals("1")), true);
+        } catch (IOException | NumberFormatException e) {
+            killTree(helper);
+            return new Collected(deadHelper(killer != null && killer.fired.get()), false);
+        } finally {
+            if (kill != null) {
+                kill.cancel(false);
+            }
+            if (watching != null) {
+                watching.cancel(false);
+            }
+        }
+    }
+
+    /** A helper killed mid-call: as a direct spawn killed at its timeout (or from outside) reads. */
+    private static Outcome deadHelper(boolean timedOut) {
+        return new Outcome(128 + 9, new byte[0], new byte[0], timedOut, false);
+    }
+
+    /** One line (without its newline) of at most 128 bytes, or null at the end of the stream. */
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder(32);
+        for (int b; (b = in.read()) >= 0; ) {
+            if (b == '\n') {
+                return line.toString();
+            }
+            if (line.length() > 128) {
+                throw new IOException("answer line too long");
+            }
+            line.append((char) b);
+        }
+        return null;
     }
 
     /** Runs a task on the shared I/O threads (used by {@link WarmSpawner} to start helpers in the background). */

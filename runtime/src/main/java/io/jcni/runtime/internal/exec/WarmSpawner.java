@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * base environment lacks it), only when {@code /bin/dash} or {@code /usr/bin/dash} exists, and only for values
  * without newlines. Otherwise the runner spawns directly. Idle helpers exit by themselves when the JVM goes (their
  * stdin closes) and are destroyed when their spawner becomes unreachable.
+ *
+ * <p>jcni's native helper ({@code runtime/src/main/c/launch-helper.c}, shipped as
+ * {@code dist/libexec/jcni-launch-helper}) takes dash's place when given, and does more: it reads the same header
+ * (preceded by its length, so in one call where dash reads a byte per call, and with the stdin's length), starts the
+ * plugin as its child, feeds its stdin, collects its stdout, stderr and exit status and writes them back in one
+ * message ({@link #collects()}), so the runtime wakes once per call instead of handing results between the JDK's
+ * process threads; and it stays, serving call after call ({@link #release}), so no helper is started per call. It
+ * sets no shell variables, so any environment is served.
  */
 public final class WarmSpawner {
     private static final List<String> SHELL_MANAGED = List.of("IFS", "OPTIND", "PPID");
@@ -46,6 +55,8 @@ public final class WarmSpawner {
     private final int idle;
     private final State state;
     private final Cleaner.Cleanable cleanable;
+    /** Whether the helper is jcni's native one, which takes its header's length first. */
+    private final boolean nativeHelper;
 
     /** One started helper and the nonce it will print if its exec fails. */
     public static final class Helper {
@@ -62,6 +73,8 @@ public final class WarmSpawner {
     private static final class State implements Runnable {
         final ConcurrentLinkedQueue<Helper> ready = new ConcurrentLinkedQueue<>();
         final AtomicInteger pending = new AtomicInteger();
+        /** Native helpers serving a call now (they come back with {@link #release}). */
+        final AtomicInteger busy = new AtomicInteger();
         volatile boolean closed;
 
         @Override
@@ -73,10 +86,20 @@ public final class WarmSpawner {
         }
     }
 
-    private WarmSpawner(Path dash, Map<String, String> baseEnv, int idle) {
+    private WarmSpawner(Path nativeHelper, Map<String, String> baseEnv, int idle) {
         this.baseEnv = baseEnv;
         this.idle = idle;
         this.state = new State();
+        this.nativeHelper = true;
+        this.command = List.of(nativeHelper.toString());
+        this.cleanable = CLEANER.register(this, state);
+    }
+
+    private WarmSpawner(Map<String, String> baseEnv, int idle, Path dash) {
+        this.baseEnv = baseEnv;
+        this.idle = idle;
+        this.state = new State();
+        this.nativeHelper = false;
         StringBuilder script = new StringBuilder()
                 .append("IFS= read -r n || exit 125\n")
                 .append("trap 'printf \"%s\" \"$n\" >&2' EXIT\n")
@@ -100,8 +123,20 @@ public final class WarmSpawner {
      * environment holds variables dash would change). Helpers start on first use.
      */
     public static WarmSpawner create(Map<String, String> baseEnv, int idle) {
+        return create(baseEnv, idle, null);
+    }
+
+    /**
+     * A spawner keeping {@code idle} helpers ready that run {@code nativeHelper} (jcni's launch helper), or dash as
+     * {@link #create(Map, int)} when it is null. A native helper that is not executable means no helpers (direct
+     * spawns), as a missing dash does.
+     */
+    public static WarmSpawner create(Map<String, String> baseEnv, int idle, Path nativeHelper) {
         if (idle <= 0) {
             return null;
+        }
+        if (nativeHelper != null) {
+            return Files.isExecutable(nativeHelper) ? new WarmSpawner(nativeHelper, baseEnv, idle) : null;
         }
         for (String name : SHELL_MANAGED) {
             if (baseEnv.containsKey(name)) {
@@ -110,24 +145,29 @@ public final class WarmSpawner {
         }
         for (Path dash : List.of(Path.of("/bin/dash"), Path.of("/usr/bin/dash"))) {
             if (Files.isExecutable(dash)) {
-                return new WarmSpawner(dash, baseEnv, idle);
+                return new WarmSpawner(baseEnv, idle, dash);
             }
         }
         return null;
     }
 
-    /** Whether a plugin with these values can go through a helper (no newline, which would break the header). */
+    /**
+     * Whether a plugin with these values can go through a helper: no newline, which would break the header, and a
+     * header the native helper takes (it reads at most 1 MiB; CNI variables are far smaller).
+     */
     static boolean carries(Path executable, Map<String, String> cniEnv) {
         if (executable.toString().indexOf('\n') >= 0) {
             return false;
         }
+        long length = executable.toString().length();
         for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
             if (entry.getKey().indexOf('\n') >= 0 || entry.getKey().indexOf('=') >= 0
                     || entry.getValue().indexOf('\n') >= 0 || !isName(entry.getKey())) {
                 return false;
             }
+            length += entry.getKey().length() + entry.getValue().length() + 2;
         }
-        return true;
+        return length < (256 << 10);
     }
 
     private static boolean isName(String name) {
@@ -152,19 +192,68 @@ public final class WarmSpawner {
         while ((helper = state.ready.poll()) != null && !helper.process.isAlive()) {
             // An idle helper that died (killed from outside): skip it.
         }
+        if (helper != null && nativeHelper) {
+            state.busy.incrementAndGet();
+        }
         refill();
         return helper;
     }
 
+    /**
+     * A native helper is resident: after a call that read its whole answer ({@code reusable}) it goes back to the
+     * idle ones; otherwise (killed at a timeout, an answer it could not give) it is ended, and replaced.
+     */
+    void release(Helper helper, boolean reusable) {
+        state.busy.decrementAndGet();
+        if (reusable && !state.closed && helper.process.isAlive()) {
+            state.ready.add(helper);
+        } else {
+            helper.process.destroyForcibly();
+            refill();
+        }
+    }
+
     /** The header that makes {@code helper} exec {@code executable} with {@code cniEnv} on top of its environment. */
-    static byte[] header(Helper helper, Path executable, Map<String, String> cniEnv) {
+    byte[] header(Helper helper, Path executable, Map<String, String> cniEnv) {
         StringBuilder header = new StringBuilder(256);
         header.append(new String(helper.nonce, StandardCharsets.ISO_8859_1)).append('\n');
         header.append(executable).append('\n');
         for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
             header.append(entry.getKey()).append('=').append(entry.getValue()).append('\n');
         }
-        return header.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+        if (!nativeHelper) {
+            return header.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+        }
+        throw new IllegalStateException("the native helper's header carries the stdin's length: header(h, e, env, n)");
+    }
+
+    /**
+     * The native helper's request head: the header's length, then nonce, executable, {@code stdinLength}, the
+     * variables; the plugin's stdin follows (exactly {@code stdinLength} bytes).
+     */
+    byte[] header(Helper helper, Path executable, Map<String, String> cniEnv, int stdinLength) {
+        if (!nativeHelper) {
+            return header(helper, executable, cniEnv);
+        }
+        StringBuilder header = new StringBuilder(256);
+        header.append(new String(helper.nonce, StandardCharsets.ISO_8859_1)).append('\n');
+        header.append(executable).append('\n').append(stdinLength).append('\n');
+        for (Map.Entry<String, String> entry : cniEnv.entrySet()) {
+            header.append(entry.getKey()).append('=').append(entry.getValue()).append('\n');
+        }
+        byte[] body = header.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] length = String.format("%08d\n", body.length).getBytes(StandardCharsets.US_ASCII);
+        byte[] framed = Arrays.copyOf(length, length.length + body.length);
+        System.arraycopy(body, 0, framed, length.length, body.length);
+        return framed;
+    }
+
+    /**
+     * Whether the helpers answer with one message ("R status lengths overflow" and the plugin's output, or "E errno"
+     * when it could not be started) rather than becoming the plugin: jcni's native helper.
+     */
+    boolean collects() {
+        return nativeHelper;
     }
 
     /** True if stderr ends with the helper's nonce: its exec failed and the plugin never ran. */
@@ -187,9 +276,9 @@ public final class WarmSpawner {
     }
 
     private void refill() {
-        while (!state.closed && state.ready.size() + state.pending.get() < idle) {
+        while (!state.closed && state.ready.size() + state.pending.get() + state.busy.get() < idle) {
             state.pending.incrementAndGet();
-            ProcessRunner.submit(new Spawn(command, baseEnv, state));
+            ProcessRunner.submit(new Spawn(command, baseEnv, state, nativeHelper));
         }
     }
 
@@ -197,17 +286,23 @@ public final class WarmSpawner {
         private final List<String> command;
         private final Map<String, String> baseEnv;
         private final State state;
+        private final boolean collects;
 
-        Spawn(List<String> command, Map<String, String> baseEnv, State state) {
+        Spawn(List<String> command, Map<String, String> baseEnv, State state, boolean collects) {
             this.command = command;
             this.baseEnv = baseEnv;
             this.state = state;
+            this.collects = collects;
         }
 
         @Override
         public void run() {
             try {
                 ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command));
+                if (collects) {
+                    // Its answer is on stdout; the plugin's stderr travels in it.
+                    builder.redirectError(ProcessBuilder.Redirect.DISCARD);
+                }
                 if (baseEnv != System.getenv()) {
                     Map<String, String> env = builder.environment();
                     env.clear();

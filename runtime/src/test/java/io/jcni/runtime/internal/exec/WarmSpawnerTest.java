@@ -30,26 +30,31 @@ class WarmSpawnerTest {
     @TempDir
     Path tmp;
 
-    private WarmSpawner spawner;
-    private Map<String, String> base;
+    WarmSpawner spawner;
+    Map<String, String> base;
 
     @BeforeEach
-    void spawner() {
+    void spawner() throws Exception {
         base = new HashMap<>(System.getenv());
         base.remove("IFS");
         base.remove("OPTIND");
         base.remove("PPID");
         base.put("JCNI_TEST_VALUE", "with spaces and 'quotes' and \"double\" and $dollar");
-        spawner = WarmSpawner.create(base, 1);
+        spawner = create(base);
         org.junit.jupiter.api.Assumptions.assumeTrue(spawner != null, "no dash on this machine: no launch helpers");
     }
 
-    private ProcessRunner.Outcome run(Path plugin, String stdin, long timeoutNanos) throws PluginFailure {
+    /** The spawner under test: dash helpers here, jcni's native helper in {@link NativeLaunchHelperTest}. */
+    WarmSpawner create(Map<String, String> env) throws Exception {
+        return WarmSpawner.create(env, 1);
+    }
+
+    ProcessRunner.Outcome run(Path plugin, String stdin, long timeoutNanos) throws PluginFailure {
         return new ProcessRunner(5, 50).run(plugin, stdin.getBytes(StandardCharsets.UTF_8), base, CNI_ENV,
                 timeoutNanos, spawner);
     }
 
-    private void awaitReady() throws InterruptedException {
+    void awaitReady() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (spawner.readyCount() < 1) {
             assertThat(System.nanoTime()).as("a helper started").isLessThan(deadline);
@@ -57,7 +62,7 @@ class WarmSpawnerTest {
         }
     }
 
-    private static Set<Long> children() {
+    static Set<Long> children() {
         return ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
     }
 

@@ -57,7 +57,7 @@ final class DaemonClient {
             byte[] out = new byte[4 + body.length];
             putInt(out, body.length);
             System.arraycopy(body, 0, out, 4, body.length);
-            c.write(out, 0, out.length);
+            c.send(out);
             byte[] header = new byte[4];
             if (!c.readFully(header, 0, 4, deadline)) {
                 throw closed(socket, "no answer");
@@ -74,7 +74,7 @@ final class DaemonClient {
             }
             Timing.phase("daemon");
         } catch (KernelException e) {
-            if (e.errno() == 0) {
+            if (UnixSocket.isTimeout(e)) {
                 throw new CniException(CniError.TRY_AGAIN_LATER, "no answer from the dhcp daemon at " + socket
                         + " within " + timeoutMillis / 1000 + " s");
             }

@@ -55,14 +55,20 @@ import java.util.Optional;
  * container is found by its alias. CHECK verifies the prevResult's interface (present, MAC), addresses and routes.
  */
 public final class HostDevicePlugin implements MainPlugin {
+    /** Fixed roots (tests), or null for the call's own sysfs, found when a handler runs ({@link #devices()}). */
     private final HostDevices devices;
 
     public HostDevicePlugin() {
-        this(HostDevices.system());
+        this(null);
     }
 
     HostDevicePlugin(HostDevices devices) {
         this.devices = devices;
+    }
+
+    /** Where this call finds devices by path: the sysfs of its caller's namespace (see {@link HostDevices}). */
+    private HostDevices devices() {
+        return devices != null ? devices : HostDevices.system();
     }
 
     /**
@@ -112,7 +118,7 @@ public final class HostDevicePlugin implements MainPlugin {
     @Override
     public CniResult add(CniRequest request) throws CniException {
         Config config = load(request);
-        boolean dpdk = !config.pciBusId().isEmpty() && devices.isDpdk(config.pciBusId());
+        boolean dpdk = !config.pciBusId().isEmpty() && devices().isDpdk(config.pciBusId());
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {
             List<Interface> interfaces = List.of();
@@ -155,8 +161,8 @@ public final class HostDevicePlugin implements MainPlugin {
                 throw new CniException(CniError.INTERNAL, "failed to find host device: failed to find physical "
                         + "interface", "no link has MAC " + config.hwaddr());
             }
-            List<String> names = config.kernelPath().isEmpty() ? devices.byPci(config.pciBusId())
-                    : devices.byKernelPath(config.kernelPath());
+            List<String> names = config.kernelPath().isEmpty() ? devices().byPci(config.pciBusId())
+                    : devices().byKernelPath(config.kernelPath());
             for (String name : names) {
                 Optional<Link> link = host.nl().findLink(name);
                 if (link.isPresent()) {
@@ -268,7 +274,7 @@ public final class HostDevicePlugin implements MainPlugin {
             return false;
         }
         try {
-            return devices.isDpdk(config.pciBusId());
+            return devices().isDpdk(config.pciBusId());
         } catch (CniException gone) {
             return false;
         }
@@ -374,8 +380,8 @@ public final class HostDevicePlugin implements MainPlugin {
             } else {
                 List<String> names;
                 try {
-                    names = config.kernelPath().isEmpty() ? devices.byPci(config.pciBusId())
-                            : devices.byKernelPath(config.kernelPath());
+                    names = config.kernelPath().isEmpty() ? devices().byPci(config.pciBusId())
+                            : devices().byKernelPath(config.kernelPath());
                 } catch (CniException e) {
                     names = List.of();
                 }
@@ -409,7 +415,7 @@ public final class HostDevicePlugin implements MainPlugin {
         Config config = load(request);
         try (Namespace container = Namespace.container(request.netns())) {
             Result previous = IpamDelegation.checkThenPrevResult(request);
-            if (!config.pciBusId().isEmpty() && devices.isDpdk(config.pciBusId())) {
+            if (!config.pciBusId().isEmpty() && devices().isDpdk(config.pciBusId())) {
                 return;
             }
             Optional<Interface> recorded = PrevResults.containerInterface(previous, request.ifName(),

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.main.hostdevice;
 
+import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -21,7 +22,8 @@ import java.util.List;
  * igb_uio) has no kernel interface: DPDK mode, nothing to move.
  *
  * <p>sysfs shows the interfaces of the network namespace it was mounted for: the plugin's ({@code ip netns exec}
- * remounts it). The roots are parameters so that tests can lay out a fake tree.
+ * remounts it); in jcni's plugin service, the client's, handed over ({@link CallerNetns#sysfs()}). The roots are
+ * parameters so that tests can lay out a fake tree.
  */
 final class HostDevices {
     static final Path SYS_DEVICES = Path.of("/sys/devices");
@@ -37,8 +39,10 @@ final class HostDevices {
         this.sysBusPci = sysBusPci;
     }
 
+    /** The sysfs of the call running on this thread: {@code /sys}, or the one its caller handed over. */
     static HostDevices system() {
-        return new HostDevices(SYS_DEVICES, SYS_BUS_PCI);
+        Path sysfs = CallerNetns.sysfs();
+        return new HostDevices(sysfs.resolve("devices"), sysfs.resolve("bus/pci/devices"));
     }
 
     /**

@@ -10,10 +10,10 @@ import io.jcni.netlink.Route;
 import io.jcni.netlink.nft.Nftables;
 import io.jcni.netlink.nft.NftablesHandle;
 import io.jcni.netlink.sys.Sysctl;
+import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -56,7 +56,8 @@ public final class Namespace implements AutoCloseable {
 
     /**
      * The container's namespace at {@code path} (CNI_NETNS), opened now so that a bad path fails before any side
-     * effect: code 8 (invalid netns) naming the path and the reason.
+     * effect: code 8 (invalid netns) naming the path and the reason. When the call's caller handed the namespace over
+     * ({@link CallerNetns}: jcni's plugin service), that is what opens.
      */
     public static Namespace container(String path) throws CniException {
         Optional<Namespace> ns = containerIfPresent(path);
@@ -77,7 +78,7 @@ public final class Namespace implements AutoCloseable {
         }
         Netlink.checkAvailable();
         try {
-            Namespace container = new Namespace(path, null, NetNs.open(Path.of(path)));
+            Namespace container = new Namespace(path, null, CallerNetns.open(path));
             Timing.phase("netns");
             return Optional.of(container);
         } catch (NetlinkException e) {

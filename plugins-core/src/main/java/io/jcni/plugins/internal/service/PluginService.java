@@ -1,0 +1,317 @@
+package io.jcni.plugins.internal.service;
+
+import io.jcni.netlink.KernelException;
+import io.jcni.netlink.NetNs;
+import io.jcni.netlink.sys.PeerCredentials;
+import io.jcni.netlink.sys.UnixSocket;
+import io.jcni.spec.CniError;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * {@code jcni serve}: jcni's plugins, resident. Executes plugin calls that jcni's client ({@code dist/cni/bin/<type>})
+ * hands over on a Unix socket, with exactly the inputs and outputs of an exec (see {@link Protocol} and the client).
+ *
+ * <p>Threads: one acceptor checks each connection's peer ({@code SO_PEERCRED}: only the allowed uids, root by default)
+ * and hands it to a pool of {@link Settings#maxCalls()} call threads with a queue of {@link Settings#queue()}
+ * connections; beyond that a connection gets error 11 at once (try again later) and the service goes on. A connection
+ * is read with a timeout, so a stalled or malicious client holds a call thread for {@link Settings#ioTimeout()} at
+ * most. Calls on the same attachment are serialized ({@link AttachmentLocks}), others run concurrently.
+ *
+ * <p>State: none beyond the calls in flight. Everything a plugin keeps is on disk (host-local's Go format, the
+ * runtime's cache is the runtime's), so a restart, or a SIGKILL, loses nothing but the calls in flight, whose clients
+ * answer with error 11 and whose runtimes then DEL.
+ */
+final class PluginService implements AutoCloseable {
+    /**
+     * How a service runs.
+     *
+     * @param socket      the socket's path (its parent directory is created 0700 if missing; the socket is 0600), or
+     *                    the path an inherited socket was bound to (then nothing is created or removed)
+     * @param allowedUids the peers served (by effective uid when they connected)
+     * @param maxCalls    calls run at once
+     * @param queue       connections accepted and waiting for a call thread
+     * @param buildId     this build's id; clients of any other get 'M' and run their JVM launcher
+     * @param ioTimeout   the longest wait for a client's request or for it to take the answer
+     */
+    record Settings(Path socket, Set<Integer> allowedUids, int maxCalls, int queue, String buildId, Duration ioTimeout,
+            boolean debug) {
+        Settings {
+            Objects.requireNonNull(socket, "socket");
+            allowedUids = Set.copyOf(allowedUids);
+            if (maxCalls < 1 || queue < 0) {
+                throw new IllegalArgumentException("maxCalls must be at least 1 and queue not negative");
+            }
+            Objects.requireNonNull(buildId, "buildId");
+            Objects.requireNonNull(ioTimeout, "ioTimeout");
+        }
+    }
+
+    /** What the service did, for its log and for tests. */
+    static final class Stats {
+        final LongAdder calls = new LongAdder();
+        final LongAdder busy = new LongAdder();
+        final LongAdder denied = new LongAdder();
+        final LongAdder malformed = new LongAdder();
+        final LongAdder mismatched = new LongAdder();
+
+        @Override
+        public String toString() {
+            return calls.sum() + " calls, refused: " + busy.sum() + " busy, " + denied.sum() + " not allowed, "
+                    + malformed.sum() + " malformed; " + mismatched.sum() + " clients of another build";
+        }
+    }
+
+    private final Settings settings;
+    private final UnixSocket listener;
+    private final boolean ownsSocketFile;
+    private final ServiceLog log;
+    private final ThreadPoolExecutor calls;
+    private final AttachmentLocks attachments = new AttachmentLocks();
+    private final Stats stats = new Stats();
+    private final NetNs.Id home;
+    private final Thread acceptor;
+    private volatile boolean closing;
+
+    private PluginService(Settings settings, UnixSocket listener, boolean ownsSocketFile, ServiceLog log) {
+        this.settings = settings;
+        this.listener = listener;
+        this.ownsSocketFile = ownsSocketFile;
+        this.log = log;
+        try (NetNs own = NetNs.current()) {
+            this.home = own.id();
+        }
+        this.calls = new ThreadPoolExecutor(settings.maxCalls(), settings.maxCalls(), 60, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<Runnable>(Math.max(1, settings.queue())), new CallThreads());
+        calls.allowCoreThreadTimeOut(true);
+        this.acceptor = new Thread(new Acceptor(), "jcni-service-acceptor");
+        acceptor.setDaemon(true);
+    }
+
+    /**
+     * Binds {@link Settings#socket()} and starts serving. Refused when the parent directory is not the service user's
+     * own and closed to others (whoever can write there could put a socket of theirs in its place), when a service
+     * already answers there, or when something other than a stale socket is at the path.
+     */
+    static PluginService bind(Settings settings, ServiceLog log) throws IOException {
+        Path socket = settings.socket().toAbsolutePath();
+        Path dir = socket.getParent();
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(dir.getParent());
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        PosixFileAttributes attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        Set<PosixFilePermission> perms = attrs.permissions();
+        if (!attrs.owner().equals(Files.getOwner(Path.of("/proc/self"))) || perms.contains(PosixFilePermission.GROUP_WRITE)
+                || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException("the socket's directory " + dir + " must belong to " + Files.getOwner(Path.of(
+                    "/proc/self")).getName() + " and not be writable by others (it is "
+                    + attrs.owner().getName() + ", " + PosixFilePermissions.toString(perms) + ")");
+        }
+        if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.readAttributes(socket, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
+                throw new IOException(socket + " exists and is not a socket: not removed");
+            }
+            if (answers(socket)) {
+                throw new IOException("a service already listens on " + socket);
+            }
+            Files.delete(socket); // a stale socket of a service that ended without removing it
+        }
+        UnixSocket listener = UnixSocket.listen(socket, 128);
+        try {
+            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            Files.deleteIfExists(socket);
+            throw e;
+        }
+        return start(new PluginService(settings, listener, true, log));
+    }
+
+    /** Serves on {@code listener}, a socket inherited from systemd (socket activation), which owns its file. */
+    static PluginService adopt(UnixSocket listener, Settings settings, ServiceLog log) {
+        return start(new PluginService(settings, listener, false, log));
+    }
+
+    private static PluginService start(PluginService service) {
+        service.acceptor.start();
+        return service;
+    }
+
+    private static boolean answers(Path socket) {
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            return probe.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    Stats stats() {
+        return stats;
+    }
+
+    ServiceLog log() {
+        return log;
+    }
+
+    AttachmentLocks attachments() {
+        return attachments;
+    }
+
+    /**
+     * Whether {@code netns}, a client's network namespace, is the service's own: one {@code stat}, where opening it
+     * as a {@link NetNs} (and checking it is one) takes several calls. Calls from there run on the call thread itself.
+     */
+    boolean isHome(io.jcni.netlink.sys.Descriptor netns) {
+        try {
+            java.util.Map<String, Object> id = Files.readAttributes(netns.procPath(), "unix:dev,ino");
+            return home.device() == (Long) id.get("dev") && home.inode() == (Long) id.get("ino");
+        } catch (IOException | RuntimeException e) {
+            return false; // opening it as a namespace reports what it is
+        }
+    }
+
+    /** Calls running or waiting. */
+    int inFlight() {
+        return calls.getActiveCount() + calls.getQueue().size();
+    }
+
+    /**
+     * Stops: no new connection is accepted, the calls accepted run to their end (for {@code grace} at most), the
+     * socket file is removed if this service made it. Idempotent.
+     */
+    void stop(Duration grace) {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        try {
+            listener.shutdown();
+        } catch (KernelException e) {
+            // Already shut down.
+        }
+        calls.shutdown();
+        try {
+            if (!calls.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.info("stopping with " + inFlight() + " calls still running");
+            }
+            acceptor.join(grace.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (ownsSocketFile) {
+            try {
+                Files.deleteIfExists(settings.socket());
+            } catch (IOException e) {
+                log.info("cannot remove " + settings.socket() + ": " + e.getMessage());
+            }
+        }
+        listener.close();
+        log.info("stopped: " + stats);
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(30));
+    }
+
+    /** Accepts connections until the service stops. */
+    private final class Acceptor implements Runnable {
+        @Override
+        public void run() {
+            while (!closing) {
+                UnixSocket conn;
+                try {
+                    conn = listener.accept();
+                } catch (KernelException e) {
+                    if (!closing) {
+                        // EMFILE and the like: the connection waits in the backlog; do not spin on it.
+                        log.refusal("accept failed: " + e.getMessage());
+                        pause();
+                    }
+                    continue;
+                }
+                dispatch(conn);
+            }
+        }
+
+        private void dispatch(UnixSocket conn) {
+            PeerCredentials peer;
+            try {
+                peer = conn.peer();
+            } catch (KernelException e) {
+                conn.close();
+                return;
+            }
+            if (!settings.allowedUids().contains(peer.uid())) {
+                stats.denied.increment();
+                log.refusal("refused a client (" + peer + "): uid " + peer.uid() + " is not allowed");
+                refuse(conn, Protocol.error(CniError.IO_FAILURE, "the jcni plugin service does not serve uid "
+                        + peer.uid(), "it serves uids " + settings.allowedUids() + " (jcni serve --allow-uid)"));
+                return;
+            }
+            try {
+                calls.execute(new ServiceCall(PluginService.this, conn, peer));
+            } catch (RejectedExecutionException e) {
+                stats.busy.increment();
+                log.refusal("busy: refused a call from " + peer + " (" + settings.maxCalls() + " running, "
+                        + settings.queue() + " waiting)");
+                refuse(conn, Protocol.error(CniError.TRY_AGAIN_LATER, "the jcni plugin service is busy",
+                        settings.maxCalls() + " calls running and " + settings.queue() + " waiting; try again later"));
+            }
+        }
+
+        private void refuse(UnixSocket conn, byte[] answer) {
+            try {
+                conn.timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1));
+                conn.send(answer);
+            } catch (KernelException e) {
+                // The client left; nothing to tell it.
+            } finally {
+                conn.close();
+            }
+        }
+
+        private void pause() {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Call threads: platform threads (calls block in the kernel, and may switch namespaces through NetNs). */
+    private static final class CallThreads implements ThreadFactory {
+        private final AtomicInteger next = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(null, r, "jcni-call-" + next.incrementAndGet(), 1 << 20);
+            t.setDaemon(true);
+            return t;
+        }
+    }
+}

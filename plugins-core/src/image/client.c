@@ -8,8 +8,11 @@
  * Protocol (the Java side is io.jcni.plugins.internal.service.Protocol; integers in host byte order):
  *   request  header (REQ_HEADER bytes, below), build id, type, environment (NUL-terminated entries), stdin; the
  *            first bytes carry SCM_RIGHTS: this process's network namespace, its /sys (sysfs shows the devices of
- *            the namespace it was mounted for), then CNI_NETNS if it could be opened.
+ *            the namespace it was mounted for), its mount namespace and /proc/self/mountinfo, then CNI_NETNS if it
+ *            could be opened.
  *   replies  'M' u16 n, n bytes   another build (its id): nothing was run, use the JVM launcher
+ *            'E' u16 n, n bytes   this process sees other files than the service (why): nothing was run, use the
+ *                                 JVM launcher, which sees what this process sees
  *            'A'                  accepted: the service runs the call now
  *            'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer
  *
@@ -17,8 +20,9 @@
  *   - Nothing is written to stdout before the whole answer arrived: if the service dies during the call, the runtime
  *     gets an error JSON with code 11 (try again later) and exit status 1, never part of a result.
  *   - The JVM launcher runs only when the service cannot have run the call: no connection, a service that is neither
- *     root nor this user, another build, or a connection that ended before 'A' (the service sends 'A' before the call
- *     starts and runs nothing if it cannot).
+ *     root nor this user, another build, another view of the file system (a private mount namespace with its own
+ *     /var/lib/cni, say: the plugin must write its state where its caller looks), or a connection that ended before
+ *     'A' (the service sends 'A' before the call starts and runs nothing if it cannot).
  *   - stdin is read before the request only for the commands whose plugins read it; if the call then goes to the
  *     JVM launcher after all, those bytes are its stdin (a memfd).
  *
@@ -63,7 +67,7 @@ static const struct {
 #define MAX_STDOUT ((4u << 20) + 4096)
 #define MAX_STDERR ((1u << 20) + 4096)
 enum { NETNS_NONE, NETNS_DESCRIPTOR, NETNS_ABSENT, NETNS_UNOPENED };
-enum { FLAG_OWN_NETNS = 1, FLAG_STDIN = 2, FLAG_SYSFS = 4 };
+enum { FLAG_OWN_NETNS = 1, FLAG_STDIN = 2, FLAG_SYSFS = 4, FLAG_MOUNTS = 8 };
 
 static int debug;
 static char **args;                    /* main's argv, for the JVM launcher */
@@ -184,12 +188,17 @@ int main(int argc, char **argv) {
     }
 
     if (needs_stdin(getenv("CNI_COMMAND")) && read_stdin() != 0) { say("stdin", strerror(errno)); jvm(); }
-    int fds[3], nfds = 0, netns_state = NETNS_NONE, flags = FLAG_OWN_NETNS;
+    int fds[5], nfds = 0, netns_state = NETNS_NONE, flags = FLAG_OWN_NETNS;
     /* The namespace this process runs in is the plugin's "host" side; the service runs the call there. */
     if ((fds[nfds] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) { say("/proc/self/ns/net", strerror(errno)); jvm(); }
     nfds++;
     /* This process's /sys, where host-device finds devices: `ip netns exec` mounts one for the namespace. */
     if ((fds[nfds] = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) nfds++, flags |= FLAG_SYSFS;
+    /* The files this process sees: the service runs the call only if it sees the same (see 'E' above). */
+    if ((fds[nfds] = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0) { say("/proc/self/ns/mnt", strerror(errno)); jvm(); }
+    nfds++;
+    if ((fds[nfds] = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) < 0) { say("/proc/self/mountinfo", strerror(errno)); jvm(); }
+    nfds++, flags |= FLAG_MOUNTS;
     const char *netns = getenv("CNI_NETNS");
     if (netns && netns[0]) {
         /* O_PATH: resolved here, in the runtime's mount namespace, without opening the file (a FIFO cannot block);
@@ -247,6 +256,12 @@ int main(int argc, char **argv) {
     char type;
     if (read_all(s, &type, 1) != 0) { say(sock, sent_all ? "no answer" : "the request was not taken"); jvm(); }
     if (type == 'M') { say(sock, "a service of another jcni build"); jvm(); }
+    if (type == 'E') {
+        char why[258] = "";
+        uint16_t n = 0;
+        if (read_all(s, (char *)&n, 2) == 0 && n < sizeof why && read_all(s, why, n) == 0) why[n] = 0;
+        say("the service sees other files than this process", why); jvm();
+    }
     int accepted = type == 'A';
     if (accepted && read_all(s, &type, 1) != 0) try_again("the jcni plugin service ended during the call");
     char hdr[12];

@@ -72,11 +72,13 @@ final class PluginService implements AutoCloseable {
         final LongAdder denied = new LongAdder();
         final LongAdder malformed = new LongAdder();
         final LongAdder mismatched = new LongAdder();
+        final LongAdder elsewhere = new LongAdder();
 
         @Override
         public String toString() {
             return calls.sum() + " calls, refused: " + busy.sum() + " busy, " + denied.sum() + " not allowed, "
-                    + malformed.sum() + " malformed; " + mismatched.sum() + " clients of another build";
+                    + malformed.sum() + " malformed; " + mismatched.sum() + " clients of another build, " + elsewhere.sum()
+                    + " that see other files";
         }
     }
 
@@ -86,6 +88,7 @@ final class PluginService implements AutoCloseable {
     private final ServiceLog log;
     private final ThreadPoolExecutor calls;
     private final AttachmentLocks attachments = new AttachmentLocks();
+    private final MountView mounts = new MountView();
     private final Stats stats = new Stats();
     private final NetNs.Id home;
     private final Thread acceptor;
@@ -174,6 +177,11 @@ final class PluginService implements AutoCloseable {
 
     ServiceLog log() {
         return log;
+    }
+
+    /** Whether a client sees the files this service sees. */
+    MountView mounts() {
+        return mounts;
     }
 
     AttachmentLocks attachments() {

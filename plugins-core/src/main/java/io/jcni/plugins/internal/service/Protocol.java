@@ -17,9 +17,11 @@ import java.nio.charset.StandardCharsets;
  *           7  u8  flags                 24 build id, type, environment, stdin
  *           8  u16 build id length
  *           10 u16 type length
- *           SCM_RIGHTS with the first bytes: the client's network namespace (flag 1), its /sys (flag 4), then
- *           CNI_NETNS (state 1)
+ *           SCM_RIGHTS with the first bytes: the client's network namespace (flag 1), its /sys (flag 4), its mount
+ *           namespace and its /proc/self/mountinfo (flag 8), then CNI_NETNS (state 1)
  * replies   'M' u16 length, the service's build id: another build; the client runs its JVM launcher, nothing ran
+ *           'E' u16 length, why: the client sees other files than the service ({@link MountView}); the client runs
+ *               its JVM launcher, nothing ran
  *           'A': accepted, sent before the call starts (if it cannot be sent, the call does not run)
  *           'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer, complete
  * </pre>
@@ -35,6 +37,7 @@ final class Protocol {
     static final byte ACCEPTED = 'A';
     static final byte ANSWER = 'R';
     static final byte MISMATCH = 'M';
+    static final byte ELSEWHERE = 'E';
 
     /** CNI_NETNS unset or empty. */
     static final int NETNS_NONE = 0;
@@ -51,9 +54,11 @@ final class Protocol {
     static final int FLAG_STDIN = 2;
     /** The client's {@code /sys} is attached: sysfs lists the devices of the namespace it was mounted for. */
     static final int FLAG_SYSFS = 4;
-    static final int KNOWN_FLAGS = FLAG_OWN_NETNS | FLAG_STDIN | FLAG_SYSFS;
+    /** The client's mount namespace and its {@code /proc/self/mountinfo} are attached, in that order. */
+    static final int FLAG_MOUNTS = 8;
+    static final int KNOWN_FLAGS = FLAG_OWN_NETNS | FLAG_STDIN | FLAG_SYSFS | FLAG_MOUNTS;
     /** The most descriptors a request carries. */
-    static final int MAX_DESCRIPTORS = 3;
+    static final int MAX_DESCRIPTORS = 5;
 
     static final int MAX_BUILD_ID = 256;
     static final int MAX_TYPE = 64;
@@ -91,11 +96,20 @@ final class Protocol {
 
     /** An 'M' frame. */
     static byte[] mismatch(String buildId) {
-        byte[] id = buildId.getBytes(StandardCharsets.UTF_8);
-        byte[] frame = new byte[3 + id.length];
-        frame[0] = MISMATCH;
-        view(frame).putShort(1, (short) id.length);
-        System.arraycopy(id, 0, frame, 3, id.length);
+        return shortFrame(MISMATCH, buildId);
+    }
+
+    /** An 'E' frame; the client keeps up to 255 bytes of the reason, for its debug line. */
+    static byte[] elsewhere(String why) {
+        return shortFrame(ELSEWHERE, why.length() > 200 ? why.substring(0, 200) : why);
+    }
+
+    private static byte[] shortFrame(byte kind, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        byte[] frame = new byte[3 + bytes.length];
+        frame[0] = kind;
+        view(frame).putShort(1, (short) bytes.length);
+        System.arraycopy(bytes, 0, frame, 3, bytes.length);
         return frame;
     }
 }

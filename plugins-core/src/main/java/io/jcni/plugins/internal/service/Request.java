@@ -24,12 +24,17 @@ final class Request implements AutoCloseable {
     final Descriptor ownNetns;
     /** The client's {@code /sys}, or null. */
     final Descriptor sysfs;
+    /** The client's mount namespace, or null if it sent none (then also no {@link #mountInfo}). */
+    final Descriptor mountNs;
+    /** The client's {@code /proc/self/mountinfo}, or null. */
+    final Descriptor mountInfo;
     /** CNI_NETNS as the client opened it, or null. */
     final Descriptor netns;
     private final List<Descriptor> descriptors;
 
     private Request(String buildId, String type, Map<String, String> env, byte[] stdin, int netnsState,
-            Descriptor ownNetns, Descriptor sysfs, Descriptor netns, List<Descriptor> descriptors) {
+            Descriptor ownNetns, Descriptor sysfs, Descriptor mountNs, Descriptor mountInfo, Descriptor netns,
+            List<Descriptor> descriptors) {
         this.buildId = buildId;
         this.type = type;
         this.env = env;
@@ -37,6 +42,8 @@ final class Request implements AutoCloseable {
         this.netnsState = netnsState;
         this.ownNetns = ownNetns;
         this.sysfs = sysfs;
+        this.mountNs = mountNs;
+        this.mountInfo = mountInfo;
         this.netns = netns;
         this.descriptors = descriptors;
     }
@@ -91,7 +98,9 @@ final class Request implements AutoCloseable {
             }
             boolean own = (flags & Protocol.FLAG_OWN_NETNS) != 0;
             boolean sys = (flags & Protocol.FLAG_SYSFS) != 0;
-            int expected = (own ? 1 : 0) + (sys ? 1 : 0) + (netnsState == Protocol.NETNS_DESCRIPTOR ? 1 : 0);
+            boolean mounts = (flags & Protocol.FLAG_MOUNTS) != 0;
+            int expected = (own ? 1 : 0) + (sys ? 1 : 0) + (mounts ? 2 : 0)
+                    + (netnsState == Protocol.NETNS_DESCRIPTOR ? 1 : 0);
             if (fds.size() != expected) {
                 throw new BadRequest("malformed request: " + fds.size() + " descriptors, " + expected + " expected");
             }
@@ -106,9 +115,12 @@ final class Request implements AutoCloseable {
             int next = 0;
             Descriptor ownNetns = own ? fds.get(next++) : null;
             Descriptor sysfs = sys ? fds.get(next++) : null;
+            Descriptor mountNs = mounts ? fds.get(next++) : null;
+            Descriptor mountInfo = mounts ? fds.get(next++) : null;
             Descriptor netns = netnsState == Protocol.NETNS_DESCRIPTOR ? fds.get(next) : null;
             keep = true;
-            return new Request(buildId, type, env, stdin, netnsState, ownNetns, sysfs, netns, fds);
+            return new Request(buildId, type, env, stdin, netnsState, ownNetns, sysfs, mountNs, mountInfo, netns,
+                    fds);
         } finally {
             if (!keep) {
                 first.closeDescriptors();

@@ -63,6 +63,15 @@ final class ServiceCall implements Runnable {
                 conn.send(Protocol.mismatch(service.settings().buildId()));
                 return;
             }
+            String elsewhere = service.mounts().difference(
+                    request.mountNs == null ? null : request.mountNs.procPath(),
+                    request.mountInfo == null ? null : request.mountInfo.procPath());
+            if (elsewhere != null) {
+                service.stats().elsewhere.increment();
+                service.log().debug("a client of " + peer + " sees other files: " + elsewhere);
+                conn.send(Protocol.elsewhere(elsewhere));
+                return;
+            }
             byte[] answer = call(request);
             if (answer != null) {
                 conn.send(answer);

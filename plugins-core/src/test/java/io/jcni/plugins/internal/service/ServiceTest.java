@@ -130,7 +130,7 @@ class ServiceTest {
         TestClient noDescriptor = TestClient.call("VERSION");
         byte[] claims = noDescriptor.frame();
         noDescriptor.ownNetns = null;
-        assertThat(sendRaw(claims, noDescriptor).stdout()).contains("1 expected").contains("0 descriptors");
+        assertThat(sendRaw(claims, noDescriptor).stdout()).contains("3 expected").contains("2 descriptors");
 
         try (UnixSocket conn = UnixSocket.connect(socket)) {
             byte[] frame = client.frame();
@@ -296,6 +296,74 @@ class ServiceTest {
             assertThat(refused.stdout()).contains("\"code\": 8")
                     .contains("plugin's netns and netns from CNI_NETNS should not be the same");
         }
+    }
+
+    /**
+     * A client whose mount namespace mounts something else where a plugin keeps state (podman in a mount namespace of
+     * its own, with its own /var/lib/cni) is told 'E': nothing runs in the service, whose files are not the ones the
+     * caller looks at. A namespace as `ip netns exec` makes it (all the same mounts, its own /sys) is served.
+     */
+    @Test
+    void aClientThatSeesOtherFilesIsSentToItsJvmLauncherAndAnIpNetnsExecOneIsServed() throws Exception {
+        assumeTrue(Worlds.root(), "needs root: creates mount namespaces");
+        start();
+        Path state = Files.createDirectories(dir.resolve("state"));
+        Process own = inMountNamespace("mount -t tmpfs jcni-test " + state);
+        Process likeIpNetnsExec = inMountNamespace("umount -l /sys && mount -t sysfs none /sys");
+        try {
+            TestClient elsewhere = TestClient.call("VERSION");
+            elsewhere.mountNs = Path.of("/proc/" + own.pid() + "/ns/mnt");
+            elsewhere.mountInfo = Path.of("/proc/" + own.pid() + "/mountinfo");
+            TestClient.Reply reply = elsewhere.send(socket);
+            assertThat(reply.accepted()).isFalse();
+            assertThat(reply.kind()).isEqualTo('E');
+            assertThat(reply.stdout()).contains("client has").contains(state.toString());
+            assertThat(service.stats().elsewhere.sum()).isEqualTo(1);
+
+            TestClient netnsExec = TestClient.call("VERSION");
+            netnsExec.mountNs = Path.of("/proc/" + likeIpNetnsExec.pid() + "/ns/mnt");
+            netnsExec.mountInfo = Path.of("/proc/" + likeIpNetnsExec.pid() + "/mountinfo");
+            TestClient.Reply served = netnsExec.send(socket);
+            assertThat(served.kind()).isEqualTo('R');
+            assertThat(served.status()).isZero();
+
+            TestClient silent = TestClient.call("VERSION");
+            silent.mountNs = null;
+            assertThat(silent.send(socket).kind()).as("a client that does not say what it sees").isEqualTo('E');
+            assertThat(service.stats().calls.sum()).isEqualTo(1);
+        } finally {
+            own.destroyForcibly().waitFor();
+            likeIpNetnsExec.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void theMountsThatDecideWhichFilesAPluginSees() {
+        String info = """
+                22 1 0:21 / / rw,relatime shared:1 - overlay overlay rw
+                23 22 0:22 / /sys rw - sysfs sysfs rw
+                24 23 0:23 / /sys/fs/cgroup rw - cgroup2 cgroup rw
+                25 22 0:4 net:[4026532300] /run/netns/a rw - nsfs nsfs rw
+                26 22 8:1 /etc/netns/a/resolv.conf /etc/resolv.conf rw - ext4 /dev/sda1 rw
+                27 22 0:40 / /var/lib/cni rw,relatime - tmpfs jcni-test rw
+                28 22 8:1 /etc/hosts /etc/hosts rw master:3 - ext4 /dev/sda1 rw
+                """;
+        assertThat(MountView.mounts(info)).containsExactly("0:21 / /", "0:40 / /var/lib/cni",
+                "8:1 /etc/hosts /etc/hosts");
+    }
+
+    /** A process in a mount namespace of its own (private below /), after {@code command} ran there. */
+    private static Process inMountNamespace(String command) throws Exception {
+        Process p = new ProcessBuilder("unshare", "--mount", "--propagation", "private", "sh", "-c",
+                command + " && echo ready && exec sleep 60").redirectErrorStream(true).start();
+        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (!"ready".equals(line)) {
+            p.destroyForcibly().waitFor();
+            throw new AssertionError("could not set up a mount namespace with " + command + ": " + line);
+        }
+        return p;
     }
 
     /**

@@ -24,6 +24,8 @@ final class TestClient {
     int netnsState = Protocol.NETNS_NONE;
     Path ownNetns = Path.of("/proc/thread-self/ns/net");
     Path sysfs;
+    Path mountNs = Path.of("/proc/thread-self/ns/mnt");
+    Path mountInfo = Path.of("/proc/thread-self/mountinfo");
     Path netns;
 
     static TestClient call(String command) {
@@ -70,7 +72,8 @@ final class TestClient {
                 .order(java.nio.ByteOrder.nativeOrder());
         b.put((byte) 'J').put((byte) 'C').put((byte) 'N').put((byte) 'I').putShort((short) protocol)
                 .put((byte) netnsState).put((byte) ((ownNetns != null ? Protocol.FLAG_OWN_NETNS : 0)
-                        | (stdin != null ? Protocol.FLAG_STDIN : 0) | (sysfs != null ? Protocol.FLAG_SYSFS : 0)))
+                        | (stdin != null ? Protocol.FLAG_STDIN : 0) | (sysfs != null ? Protocol.FLAG_SYSFS : 0)
+                        | (mountNs != null ? Protocol.FLAG_MOUNTS : 0)))
                 .putShort((short) id.length).putShort((short) t.length).putInt(envBytes.size()).putInt(in.length)
                 .putInt(0).put(id).put(t).put(envBytes.toByteArray()).put(in);
         return b.array();
@@ -91,6 +94,10 @@ final class TestClient {
             }
             if (sysfs != null) {
                 fds.add(Descriptor.openPath(sysfs));
+            }
+            if (mountNs != null) {
+                fds.add(Descriptor.openPath(mountNs));
+                fds.add(Descriptor.openPath(mountInfo));
             }
             if (netns != null) {
                 fds.add(Descriptor.openPath(netns));
@@ -120,7 +127,7 @@ final class TestClient {
             }
             ByteBuffer b = Protocol.view(all);
             char kind = (char) all[at];
-            if (kind == 'M') {
+            if (kind == 'M' || kind == 'E') {
                 int n = b.getShort(at + 1);
                 return new Reply(accepted, kind, -1, new String(all, at + 3, n, StandardCharsets.UTF_8), "");
             }

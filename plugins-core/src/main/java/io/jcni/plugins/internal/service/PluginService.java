@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * {@code jcni serve}: jcni's plugins, resident. Executes plugin calls that jcni's client ({@code dist/cni/bin/<type>})
@@ -88,6 +89,12 @@ final class PluginService implements AutoCloseable {
     private final ServiceLog log;
     private final ThreadPoolExecutor calls;
     private final AttachmentLocks attachments = new AttachmentLocks();
+    /**
+     * GC against the calls in flight: ADD, DEL and CHECK hold the read side, GC the write side. A runtime that killed a
+     * client (its timeout) thinks that call over, but the service runs it to its end; a GC the runtime then sends
+     * must not run beside it, or an ADD finishing after the GC keeps an address the GC meant to release.
+     */
+    private final ReentrantReadWriteLock collection = new ReentrantReadWriteLock(true);
     private final MountView mounts = new MountView();
     private final Stats stats = new Stats();
     private final NetNs.Id home;
@@ -186,6 +193,10 @@ final class PluginService implements AutoCloseable {
 
     AttachmentLocks attachments() {
         return attachments;
+    }
+
+    ReentrantReadWriteLock collection() {
+        return collection;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.jcni.spec.CniError;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -108,10 +109,17 @@ final class ServiceCall implements Runnable {
         }
         String command = request.variable("CNI_COMMAND");
         ReentrantLock lock = null;
+        Lock collection = null;
         if (command.equals("ADD") || command.equals("DEL") || command.equals("CHECK")) {
             lock = service.attachments().of(request.variable("CNI_CONTAINERID"), request.variable("CNI_IFNAME"));
+            collection = service.collection().readLock();
+        } else if (command.equals("GC")) {
+            collection = service.collection().writeLock();
         }
         try {
+            if (collection != null) {
+                collection.lock();
+            }
             if (lock != null) {
                 lock.lock();
             }
@@ -135,6 +143,9 @@ final class ServiceCall implements Runnable {
             } finally {
                 if (lock != null) {
                     lock.unlock();
+                }
+                if (collection != null) {
+                    collection.unlock();
                 }
             }
         } finally {

@@ -223,6 +223,42 @@ class ServiceTest {
         assertThat(reply.stdout()).contains("10.251.0.");
     }
 
+    /**
+     * A GC waits for the ADDs, DELs and CHECKs in flight, and new ones wait for it: a runtime that killed a client on
+     * its timeout sends its GC while the service still runs that ADD, and the GC must see the reservation it made
+     * (here: an ADD held on its attachment lock, then a GC with no valid attachment, which releases it).
+     */
+    @Test
+    void aGcWaitsForTheCallsInFlightAndThenCollectsWhatTheyMade() throws Exception {
+        start();
+        ReentrantLock held = service.attachments().of("c1", "eth0");
+        held.lock();
+        CompletableFuture<TestClient.Reply> add;
+        CompletableFuture<TestClient.Reply> gc;
+        try {
+            add = CompletableFuture.supplyAsync(() -> hostLocalAdd("c1").send(socket), clients);
+            awaitInFlight(1);
+            TestClient collect = TestClient.call("GC").type("host-local").env("CNI_PATH", dir.toString())
+                    .stdin("{\"cniVersion\":\"1.1.0\",\"name\":\"svc\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                            + "\"host-local\",\"dataDir\":\"" + dir.resolve("ipam") + "\",\"ranges\":[[{\"subnet\":"
+                            + "\"10.251.0.0/24\"}]]},\"cni.dev/valid-attachments\":[]}");
+            gc = CompletableFuture.supplyAsync(() -> collect.send(socket), clients);
+            awaitInFlight(2);
+            Thread.sleep(300);
+            assertThat(gc).as("GC waits for the ADD in flight").isNotDone();
+        } finally {
+            held.unlock();
+        }
+        TestClient.Reply added = add.get(30, TimeUnit.SECONDS);
+        assertThat(added.status()).as(added.stdout() + added.stderr()).isZero();
+        TestClient.Reply collected = gc.get(30, TimeUnit.SECONDS);
+        assertThat(collected.status()).as(collected.stdout() + collected.stderr()).isZero();
+        try (var files = Files.list(dir.resolve("ipam/svc"))) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("10.251.")))
+                    .as("the GC ran after the ADD and released its address").isEmpty();
+        }
+    }
+
     private TestClient hostLocalAdd(String container) {
         TestClient c = TestClient.call("ADD").env("CNI_CONTAINERID", container).env("CNI_IFNAME", "eth0")
                 .env("CNI_PATH", dir.toString()).env("CNI_NETNS", "/var/run/netns/unused")

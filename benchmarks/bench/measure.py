@@ -468,9 +468,9 @@ class Measure:
              "dataDir": os.path.join(self.work, f"netfilter-{side}-tuning")},
             {"type": "portmap", "capabilities": {"portMappings": True}}],
             bridge={"ipMasq": True, "hairpinMode": True}, what="netfilter chain ", env={"CAP_ARGS": caps},
-            extra_step=(yardstick,), jvms={"jcni": 4, "svc": 1})
+            extra_step=(yardstick,))
 
-    def runtime_chain(self, suite, after_bridge, bridge=None, what="", env=None, extra_step=None, **save):
+    def runtime_chain(self, suite, after_bridge, bridge=None, what="", env=None, extra_step=None):
         """A conflist of bridge (host-local) -> after_bridge(side), ADD then DEL of one attachment per side per
         round, run by jcni's runtime CLI (dist/bin/jcni add/del) with each side's plugins: Go's, jcni's exec'd and
         jcni's through the service (the runtime's own JVM is the same on every side). Per side, the network, its
@@ -507,7 +507,7 @@ class Measure:
         if extra_step:
             steps.append(extra_step)
         self.rounds(suite, steps, self.a.n, self.a.warmup)
-        self.save(suite, [v for step in steps for v in step], **save)
+        self.save(suite, [v for step in steps for v in step])
 
     def cluster_ipam(self, suite):
         """jcni's cluster-ipam ADD then DEL, exec'd and through the service, against one etcd member started here

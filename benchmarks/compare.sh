@@ -11,9 +11,15 @@
 #    alternating in every round: Go's plugins, jcni's exec'd without a service (the clients run their JVM launchers),
 #    and jcni's through the plugin service (`jcni serve`, started in the bench host namespace on a private socket):
 #    the service's RSS over 10,000 bridge ADD/DEL pairs through it (which also warms it) and the client's peak RSS;
-#    VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16; bridge + host-local ADD/DEL; a
-#    bridge -> tuning chain run by jcni's runtime CLI with each side's plugins; runtime exec overhead (Go libcni vs
-#    jcni's CniRuntime on the same trivial plugin). Peak RSS and CPU time of each exec from wait4.
+#    VERSION exec; host-local ADD/DEL on an empty /16 and at 90 % of a /16; bridge + host-local ADD/DEL; three chains
+#    run by jcni's runtime CLI (dist/bin/jcni) with each side's plugins: bridge -> tuning, bridge(ipMasq, hairpin) ->
+#    tuning -> portmap with two published ports (issue 13's netfilter chain: its targets are judged through the
+#    service, and the report splits the plugins' handler time, from their JCNI_DEBUG=1 lines, from the JVM starts) and
+#    bridge -> bandwidth (issue 15); runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin);
+#    cluster-ipam ADD/DEL, exec'd and through the service, against one etcd member started in the bench host
+#    namespace, with Go's host-local as the anchor (Go has no etcd IPAM; issue 17). Peak RSS and CPU time of each exec
+#    from wait4. The service logs every call it runs, and each suite's count must match its svc side's execs (a
+#    client that finds no service would run its JVM launcher silently).
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
 #    the report.
 # 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
@@ -26,10 +32,11 @@
 #   --quick          few rounds (n 5, 2 at 90 %, 1 warm-up), short JMH: proves the pipeline, not the numbers
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
-#   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,runtime (the
-#                    default) and the extras ptp,bridge-static
+#   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,netfilter,
+#                    bandwidth,runtime,cluster-ipam (the default) and the extras ptp,bridge-static
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
-#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, netlink, runtime exec, bridge in-process)
+#   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, cluster-ipam against etcd, netlink,
+#                    nftables transactions, runtime exec, bridge in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
 #   --no-setup       skip scripts/setup;  --no-build: skip the Maven and Go builds (use what is built)
 #   --out DIR        report directory (default benchmarks/target/report)
@@ -43,7 +50,7 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
-suites=service,version,host-local,host-local-90,bridge,chain,runtime
+suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -94,25 +101,28 @@ set +e
 . "$root/.mvn/find-jdk.sh"
 set -e
 java=$JAVA_HOME/bin/java
-for f in "$root/dist/bin/jcni" "$root/dist/cni/bin/host-local" "$root/dist/cni/bin/bridge" "$root/dist/cni/bin/tuning" \
-         /usr/lib/cni/host-local /usr/lib/cni/bridge /usr/lib/cni/tuning "$gobin/libcni-driver" \
-         "$gobin/trivial-plugin"; do
+for f in "$root/dist/bin/jcni" "$root"/dist/cni/bin/{host-local,bridge,tuning,portmap,bandwidth,cluster-ipam} \
+         /usr/lib/cni/{host-local,bridge,tuning,portmap,bandwidth} "$gobin/libcni-driver" "$gobin/trivial-plugin"; do
   [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
 done
 [ -f "$jar" ] || die "missing $jar (run without --no-build)"
 command -v hyperfine >/dev/null || die "hyperfine is not installed (run without --no-setup)"
+case ,$suites, in
+  *,cluster-ipam,*) command -v etcd >/dev/null || die "etcd is not installed (run without --no-setup)" ;;
+esac
 
 # A stale AOT cache is ignored with a warning and start-up silently doubles: -XX:AOTMode=on makes it fail instead.
-for launcher in cni/bin/host-local cni/bin/bridge; do
-  JCNI_SERVICE_SOCKET=off JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$root/dist/$launcher" </dev/null >/dev/null ||
-    die "dist/$launcher: its AOT cache is not accepted (rebuild: ./mvnw -B package)"
+for launcher in cni/bin/host-local cni/bin/bridge cni/bin/cluster-ipam; do
+  JCNI_SERVICE_SOCKET=off JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$root/dist/$launcher" \
+    </dev/null >/dev/null || die "dist/$launcher: its AOT cache is not accepted (rebuild: ./mvnw -B package)"
 done
 JCNI_JAVA_OPTS=-XX:AOTMode=on "$root/dist/bin/jcni" --version >/dev/null ||
   die "dist/bin/jcni: its AOT cache is not accepted (rebuild: ./mvnw -B package)"
 
 # ---------------------------------------------------------------------------------------------- the host check
-# What must be the same before and after: the host's links, addresses, routes, namespaces, forwarding sysctls and
-# the CNI state directories the plugins would use by default.
+# What must be the same before and after: the host's links, addresses, routes, namespaces, forwarding sysctls,
+# nftables tables (the netfilter chain's plugins write nf_tables and iptables-nft rules) and the CNI state directories
+# the plugins would use by default.
 snapshot() {
   local k
   for k in net/ipv4/ip_forward net/ipv4/conf/all/forwarding net/ipv4/conf/default/forwarding \
@@ -124,6 +134,7 @@ snapshot() {
   ip route show 2>/dev/null | sed -e 's/ linkdown//' -e 's/^/route4 /' | sort
   ip -6 route show 2>/dev/null | sed -e 's/ expires [0-9]*sec//' -e 's/ linkdown//' -e 's/^/route6 /' | sort
   ip netns list 2>/dev/null | awk '{print "netns " $1}' | sort
+  nft list tables 2>/dev/null | sed 's/^table /nft /' | sort
   for d in /var/lib/cni /var/lib/cni/networks /run/cni /run/cni/tuning; do
     [ -d "$d" ] && find "$d" -maxdepth 1 -mindepth 1 -printf "file $d/%f\n" | sort
   done
@@ -136,10 +147,13 @@ work=$(mktemp -d "/dev/shm/$tag.XXXXXX")
 namespaces=()
 before=$(snapshot)
 # Lines of a snapshot difference this script could have caused: its namespaces, the links its plugins create
-# (bridges named after the namespaces, veth<hex> host ends), their addresses and routes (10.211-213.x, 10.220.x),
+# (bridges named after the namespaces, veth<hex> host ends, bandwidth's bwp<hex> ifbs), their addresses and routes
+# (10.211-213.x, 10.220-222.x), the tables of the netfilter chain's plugins (jcni's nftables, Go's iptables-nft),
 # sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
-links="(veth|bridge-|bstatic-|ptp-|chain-|svc-rss|jcni-bjmh)"
-ours="^[<>] (netns $tag|sysctl |file |link $links|(addr|route[46]) .*( dev $links| 10\.(21[123]|220)\.))"
+links="(veth|bridge-|bstatic-|ptp-|chain-|bw-|bwp|svc-rss|jcni-bjmh)"
+tables="(cni_hostport|cni_plugins_masquerade|nat|filter|mangle)"
+ours="^[<>] (netns $tag|sysctl |file |nft [a-z0-9]+ $tables\$|link $links|(addr|route[46]) .*( dev $links|"
+ours+=" 10\.(21[123]|22[012])\.))"
 
 # host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
 # difference and returns 1 (only other programs' changes) or 2 (changes this script could have made). A difference
@@ -167,9 +181,23 @@ cleanup() {
   local rc=$? ns check=0
   trap - EXIT INT TERM
   set +e
+  # This run's namespaces: those it made, and any other carrying its tag (e.g. a JMH trial's whose JVM was killed).
+  # A process still running in one of them is this run's (measure.py's service or etcd, a JMH JVM or the etcd members
+  # of its trial) that measure.py or JMH could not stop: stopped by id, TERM and then KILL.
+  local pids=() pid i
+  namespaces+=($(ip netns list 2>/dev/null | awk -v t="$tag" 'index($1, t) == 1 {print $1}'))
+  for ns in "${namespaces[@]}"; do pids+=($(ip netns pids "$ns" 2>/dev/null)); done
+  if [ ${#pids[@]} -gt 0 ]; then
+    say "stopping what this run left running in its namespaces: pids ${pids[*]}"
+    kill "${pids[@]}" 2>/dev/null
+    for i in $(seq 50); do
+      for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && break; pid=''; done
+      [ -n "$pid" ] || break
+      sleep 0.2
+    done
+    kill -9 "${pids[@]}" 2>/dev/null
+  fi
   for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  # Anything else of this run (e.g. a JMH trial's namespace whose JVM was killed) carries the tag.
-  for ns in $(ip netns list 2>/dev/null | awk -v t="$tag" 'index($1, t) == 1 {print $1}'); do ip netns del "$ns"; done
   rm -rf "$work"
   host_check "after the cleanup" || check=$?
   if [ $check -eq 2 ] && [ $rc -eq 0 ]; then rc=3; fi
@@ -211,7 +239,9 @@ if $jmh; then
   JCNI_BENCH_NETNS_PREFIX=$tag ip netns exec "$hostns" "$java" -Djmh.ignoreLock=true -jar "$jar" \
     'io\.jcni\.benchmarks\.codec\.CodecBenchmark' \
     'HostLocalBenchmark\.(allocate|release|findById)$' \
+    'ClusterIpamBenchmark' \
     'NetlinkBenchmarks' \
+    'NftablesBenchmark' \
     'RuntimeExecBenchmark\.(versionInfo|versionInfoWithLaunchHelper|processBuilderOnly)$' \
     'BridgeInProcessBenchmark' \
     -p fs=tmpfs -p pluginDir="$gobin" \

@@ -5,15 +5,30 @@ every raw sample to a JSON file. Statistics, targets and the report are report.p
     measure.py namespaces --suites LIST          the container namespaces the suites need (suffixes, one a line)
     measure.py run --out FILE [options]          measure; run it inside the bench "host" namespace (ip netns exec)
 
-How one exec is timed (suites version, host-local, host-local-90, bridge, chain, ptp, bridge-static): posix_spawn of
-the executable with the environment and stdin a runtime gives a plugin (stdout and stderr to files), then wait4; wall
-time from just before the spawn to the reaped exit, CPU time (user + system) and peak RSS (ru_maxrss: the largest
-process of the exec's tree, e.g. a plugin and the IPAM plugin it execs) from the child's rusage. A failed exec (exit
-status other than 0, or an ADD that prints no IP) stops the run: timing a failure would be meaningless.
+How one exec is timed (every suite but runtime and service): posix_spawn of the executable with the environment and
+stdin a runtime gives a plugin (stdout and stderr to files), then wait4; wall time from just before the spawn to the
+reaped exit, CPU time (user + system) and peak RSS (ru_maxrss: the largest process of the exec's tree, e.g. a plugin
+and the IPAM plugin it execs) from the child's rusage. A failed exec (exit status other than 0, or an ADD that prints
+no IP) stops the run: timing a failure would be meaningless.
 
 Three sides: Go's plugins, jcni's plugins exec'd as without a service (dist/cni/bin with JCNI_SERVICE_SOCKET=off:
 the client runs its JVM launcher), and jcni's plugins through the plugin service ("svc": the same clients, with a
-`jcni serve` started here, in the bench host namespace, on a socket in the work directory).
+`jcni serve` started here, in the bench host namespace, on a socket in the work directory). A client that finds no
+service falls back to its JVM launcher without a word, so the svc side is checked, not assumed: the service logs
+every call it runs (it is started with JCNI_DEBUG=1), and after each suite the calls it logged must be exactly the
+calls the suite's svc execs make (one per plugin exec'd; a chain's exec makes one per plugin of the chain); where jcni
+runs with JCNI_DEBUG=1 (the interface, chain and cluster-ipam suites), every exec's debug line must also say how the
+plugin ran ("<type>: ADD via service, pid N" on the svc side, "... exec, pid N" on the plain one).
+
+Suites: service (below), version, host-local and host-local-90 (exec'd IPAM on a /16), bridge (bridge + host-local),
+chain (bridge -> tuning), netfilter (bridge with ipMasq and hairpin -> tuning -> portmap with two published ports:
+issue 13), bandwidth (bridge -> bandwidth: issue 15), runtime, cluster-ipam (issue 17), and the extras ptp and
+bridge-static. The three chains are run by jcni's runtime CLI (dist/bin/jcni add/del) with each side's plugins (the
+runtime's JVM is the same on every side), one helper for all (runtime_chain); their jcni sides run with JCNI_DEBUG=1,
+and the runtime passes each plugin's timing line through, so the report splits the plugins' handler time from the
+rest (JVM starts, the clients, decoding). cluster-ipam execs jcni's etcd IPAM against one etcd member started here,
+in the bench host namespace, with Go's host-local on an empty /16 as the anchor in the same rounds (Go has no etcd
+IPAM: that ratio says what the cluster store costs over a node-local one).
 
 Interleaving: every round runs each variant of a suite once, the sides alternating which goes first, so that
 background load (this machine is shared) hits all alike; the first rounds are warm-up and are recorded as such
@@ -22,9 +37,10 @@ background load (this machine is shared) hits all alike; the first rounds are wa
 The service suite runs first: 10,000 bridge + host-local ADD/DEL pairs through the service (--service-calls), its RSS
 sampled along the way; that is also the service's warm-up (a node's service runs for days; its JIT has compiled the
 plugins' code long since). Then the client's peak RSS, read by rss-probe (a small static program that forks and
-execs the client: Python's own spawn would count the interpreter's memory into the child's ru_maxrss). The runtime suite alternates blocks instead: a block of Go libcni calls (libcni-driver
-bench-exec, one process per block) and a block of jcni runtime calls (ExecLoop, one long-lived JVM, as a Java runtime
-is), both execing the same trivial Go plugin; the first block of each is warm-up.
+execs the client: Python's own spawn would count the interpreter's memory into the child's ru_maxrss). The runtime
+suite alternates blocks instead: a block of Go libcni calls (libcni-driver bench-exec, one process per block) and a
+block of jcni runtime calls (ExecLoop, one long-lived JVM, as a Java runtime is), both execing the same trivial Go
+plugin; the first block of each is warm-up.
 """
 import argparse
 import json
@@ -32,12 +48,22 @@ import os
 import re
 import shutil
 import subprocess
+import socket
 import sys
 import time
+import urllib.request
 
 PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 PHASE = re.compile(r"timing (ADD|DEL): (.*)")
 PHASE_ITEM = re.compile(r"([\w+-]+) (\d+) us")
+# A plugin's timing line as a runtime passes its stderr on: "<type>: timing ADD: ..., handler N us".
+PLUGIN_HANDLER = re.compile(r"^([\w-]+): timing (?:ADD|DEL): .*handler (\d+) us", re.M)
+# The skel's JCNI_DEBUG line saying how a plugin ran: "<type>: ADD via service, pid N" (or exec, in-process).
+PLUGIN_MODE = re.compile(r"^([\w-]+): (?:ADD|DEL|CHECK|VERSION) (exec|via service|in-process), pid \d+$", re.M)
+# The service's line per call (JCNI_DEBUG=1 in its environment): "jcni serve: ADD bridge for <peer>: status 0; ...".
+SERVICE_CALL = re.compile(r"^jcni serve: ([A-Z]+) ([\w-]+) for .*: status (\d+)", re.M)
+# How a jcni plugin says it ran, per side (JCNI_DEBUG=1).
+MODES = {"jcni": "exec", "svc": "via service"}
 
 # suite -> the container namespaces it needs (compare.sh creates <tag>-<suffix> before entering the host namespace:
 # a namespace created from inside `ip netns exec` would be mounted in that mount namespace only).
@@ -46,12 +72,15 @@ NAMESPACES = {
     "bridge-static": ["bstatic-go", "bstatic-jcni", "bstatic-svc"],
     "ptp": ["ptp-go", "ptp-jcni", "ptp-svc"],
     "chain": ["chain-go", "chain-jcni", "chain-svc"],
+    "netfilter": ["chain-nf-go", "chain-nf-jcni", "chain-nf-svc"],
+    "bandwidth": ["bw-go", "bw-jcni", "bw-svc"],
     "service": ["svc-rss"],
 }
 SIDES = ("go", "jcni", "svc")
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
-SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213}
-DEFAULT_SUITES = ["service", "version", "host-local", "host-local-90", "bridge", "chain", "runtime"]
+SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213, "chain": 220, "bandwidth": 221, "netfilter": 222}
+DEFAULT_SUITES = ["service", "version", "host-local", "host-local-90", "bridge", "chain", "netfilter", "bandwidth",
+                  "runtime", "cluster-ipam"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -62,11 +91,20 @@ class ExecFailed(Exception):
 class Variant:
     """One command of a suite, e.g. Go's bridge ADD: argv, environment, stdin file, and its samples."""
 
-    def __init__(self, name, side, argv, env, stdin, check=None, phases=False):
+    def __init__(self, name, side, argv, env, stdin, check=None, phases=False, handlers=(), mode=None,
+                 service_calls=()):
+        """phases: read the plugin's own timing line (JCNI_DEBUG=1). handlers: plugin types whose timing lines a
+        runtime passes through on stderr (a chain), each required. mode: how each jcni plugin of the exec must say it
+        ran (MODES; JCNI_DEBUG=1), checked on every exec. service_calls: the (command, type) calls one exec makes
+        through the service (svc side), counted against the service's log."""
         self.name, self.side, self.argv, self.env, self.stdin = name, side, argv, env, stdin
         self.check = check
         self.phases = phases
-        self.samples = []  # {"wall_ms", "cpu_ms", "rss_kb", "warmup", "phases"?}
+        self.handlers = handlers
+        self.mode = mode
+        self.service_calls = service_calls
+        self.runs = 0  # every exec, timed or not
+        self.samples = []  # {"wall_ms", "cpu_ms", "rss_kb", "warmup", "phases"?, "handlers"?}
 
     def run(self, work, warmup):
         out_path = os.path.join(work, "exec.out")
@@ -85,6 +123,7 @@ class Variant:
         with open(err_path, "rb") as f:
             err = f.read().decode(errors="replace")
         code = os.waitstatus_to_exitcode(status)
+        self.runs += 1
         if code != 0:
             raise ExecFailed(f"{self.name}: exit status {code}\n  argv: {self.argv}\n  stdout: {out[:2000]!r}\n"
                              f"  stderr: {err[:2000]}")
@@ -99,10 +138,39 @@ class Variant:
                 for key, value in PHASE_ITEM.findall(lines[-1].group(2)):
                     phases[key] = phases.get(key, 0) + int(value) / 1000
                 sample["phases"] = phases
+        if self.handlers:
+            found = {}
+            for plugin, us in PLUGIN_HANDLER.findall(err):
+                if plugin in self.handlers:
+                    found[plugin] = found.get(plugin, 0) + int(us) / 1000
+            missing = [h for h in self.handlers if h not in found]
+            if missing:
+                raise ExecFailed(f"{self.name}: no timing line of {missing} in stderr: {err[:2000]}")
+            sample["handlers"] = found
+        if self.mode:
+            self.check_mode(err)
         self.samples.append(sample)
 
+    def check_mode(self, err):
+        """Each jcni plugin of the exec (the handlers of a chain, else the first plugin that says how it ran: a
+        delegate runs in-process) ran as this side must: exec'd in its own JVM, or through the service."""
+        modes = PLUGIN_MODE.findall(err)
+        if self.handlers:
+            ran = {plugin: mode for plugin, mode in modes if plugin in self.handlers}
+        else:
+            ran = dict(modes[:1])
+        wrong = {plugin: mode for plugin, mode in ran.items() if mode != self.mode}
+        if not ran or wrong or (self.handlers and len(ran) != len(self.handlers)):
+            raise ExecFailed(f"{self.name}: expected every jcni plugin to run {self.mode!r}, found "
+                             f"{ran or 'no JCNI_DEBUG line'} in stderr: {err[:2000]}")
+
     def record(self):
-        return {"name": self.name, "side": self.side, "argv": self.argv, "samples": self.samples}
+        r = {"name": self.name, "side": self.side, "argv": self.argv, "samples": self.samples}
+        if self.mode:
+            r["mode_checked"] = self.mode
+        if self.service_calls:
+            r["service_calls_per_exec"] = [" ".join(c) for c in self.service_calls]
+        return r
 
 
 def has_ip(name, out):
@@ -150,14 +218,17 @@ class Measure:
         self.suites = {}
         self.socket = os.path.join(self.work, "service", "plugins.sock")
         self.service = None
+        self.live = []  # the variants of the running suite, for the count of its calls through the service
 
     # ---------------------------------------------------------------------------------------------- the service
 
     def start_service(self):
         os.makedirs(os.path.dirname(self.socket), mode=0o700, exist_ok=True)
         log = open(os.path.join(self.work, "service.log"), "w")
-        self.service = subprocess.Popen([self.jcni_cli, "serve", "--socket", self.socket], env=self.env(),
-                                        stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        # JCNI_DEBUG=1: a line per call in its log, counted after every suite (check_service_calls).
+        self.service = subprocess.Popen([self.jcni_cli, "serve", "--socket", self.socket],
+                                        env=self.env(JCNI_DEBUG="1"), stdin=subprocess.DEVNULL, stdout=log,
+                                        stderr=log)
         deadline = time.monotonic() + 120
         while not os.path.exists(self.socket):
             if self.service.poll() is not None or time.monotonic() > deadline:
@@ -173,6 +244,37 @@ class Measure:
     def service_log(self):
         with open(os.path.join(self.work, "service.log")) as f:
             return f.read()
+
+    def service_calls(self):
+        """The calls the service has logged so far: {"ADD bridge": count}; a call that failed stops the run."""
+        calls = {}
+        for command, plugin, status in SERVICE_CALL.findall(self.service_log()):
+            if status != "0":
+                raise ExecFailed(f"the service logged {command} {plugin} with status {status}")
+            key = f"{command} {plugin}"
+            calls[key] = calls.get(key, 0) + 1
+        return calls
+
+    def check_service_calls(self, suite, before):
+        """The calls the service logged during `suite` must be exactly those its svc execs make: none went to a JVM
+        launcher instead (a client that finds no service falls back silently), and no other side used the service."""
+        expected = {}
+        for v in self.live:
+            for call in v.service_calls:
+                key = " ".join(call)
+                expected[key] = expected.get(key, 0) + v.runs
+        deadline = time.monotonic() + 5  # the service logs a call before it answers; allow for the file's buffering
+        while True:
+            now = self.service_calls()
+            logged = {k: now[k] - before.get(k, 0) for k in now if now[k] != before.get(k, 0)}
+            if logged == expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if logged != expected:
+            raise ExecFailed(f"{suite}: the service logged the calls {logged}, the svc side made {expected}")
+        if suite in self.suites:
+            self.suites[suite]["service_calls"] = logged
+        return logged
 
     def service_memory(self):
         """VmRSS and VmHWM of the service, KiB."""
@@ -195,6 +297,12 @@ class Measure:
 
     def plugins(self, side):
         return self.go if side == "go" else self.dist
+
+    @staticmethod
+    def through_service(side, command, *plugins):
+        """The calls one exec of `plugins` on `side` makes through the service: one per jcni plugin exec'd (a
+        delegate such as bridge's host-local runs in its caller, not through the service)."""
+        return [(command, p) for p in plugins] if side == "svc" else []
 
     def log(self, text):
         print(f"measure: {text}", file=sys.stderr, flush=True)
@@ -227,9 +335,11 @@ class Measure:
         noaot = self.side_env("jcni", CNI_COMMAND="VERSION", JCNI_JAVA_OPTS="-XX:AOTMode=off")
         names = {"go": "go", "jcni": "jcni", "svc": "svc"}
         hl = [Variant(f"{names[side]} host-local VERSION", side, [f"{self.plugins(side)}/host-local"],
-                      self.side_env(side, CNI_COMMAND="VERSION"), stdin, has_versions) for side in SIDES]
+                      self.side_env(side, CNI_COMMAND="VERSION"), stdin, has_versions,
+                      service_calls=self.through_service(side, "VERSION", "host-local")) for side in SIDES]
         br = [Variant(f"{names[side]} bridge VERSION", side, [f"{self.plugins(side)}/bridge"],
-                      self.side_env(side, CNI_COMMAND="VERSION"), stdin, has_versions) for side in SIDES]
+                      self.side_env(side, CNI_COMMAND="VERSION"), stdin, has_versions,
+                      service_calls=self.through_service(side, "VERSION", "bridge")) for side in SIDES]
         off = Variant("jcni host-local VERSION, AOT cache off", "jcni", [f"{self.dist}/host-local"], noaot, stdin,
                       has_versions)
         steps = [tuple(hl) + (off,), tuple(br)]
@@ -237,6 +347,7 @@ class Measure:
         self.save("version", hl + br + [off], hyperfine=self.hyperfine())
 
     def rounds(self, suite, steps, rounds, warmup):
+        self.live += [v for step in steps for v in step if v not in self.live]
         self.log(f"{suite}: {warmup} warm-up + {rounds} rounds")
         interleave(steps, rounds, warmup, self.work, self.progress(suite))
 
@@ -287,9 +398,12 @@ class Measure:
             base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
                         CNI_PATH=exe)
             add = Variant(f"{side} host-local ADD{suffix}", side, [f"{exe}/host-local"],
-                          self.side_env(side, CNI_COMMAND="ADD", **base), conf, has_ip)
+                          self.side_env(side, CNI_COMMAND="ADD", **base), conf, has_ip,
+                          service_calls=self.through_service(side, "ADD", "host-local"))
             delete = Variant(f"{side} host-local DEL{suffix}", side, [f"{exe}/host-local"],
-                             self.side_env(side, CNI_COMMAND="DEL", **base), conf)
+                             self.side_env(side, CNI_COMMAND="DEL", **base), conf,
+                             service_calls=self.through_service(side, "DEL", "host-local"))
+            self.live += [add, delete]
             # One untimed DEL: jcni builds its index of a data directory it has not seen (once per directory).
             delete.run(self.work, True)
             delete.samples.clear()
@@ -315,45 +429,148 @@ class Measure:
             path = write(os.path.join(self.work, f"{suite}-{side}.json"), json.dumps(conf))
             base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns(ns), CNI_IFNAME="eth0",
                         CNI_PATH=exe, JCNI_DEBUG="1" if side != "go" else None)
-            variants[side] = (
-                Variant(f"{side} {plugin} ADD", side, [f"{exe}/{plugin}"], self.side_env(side, CNI_COMMAND="ADD",
-                                                                                          **base), path,
-                        has_ip, phases=side != "go"),
-                Variant(f"{side} {plugin} DEL", side, [f"{exe}/{plugin}"], self.side_env(side, CNI_COMMAND="DEL",
-                                                                                          **base), path,
-                        phases=side != "go"))
+            variants[side] = tuple(
+                Variant(f"{side} {plugin} {command}", side, [f"{exe}/{plugin}"],
+                        self.side_env(side, CNI_COMMAND=command, **base), path, has_ip if command == "ADD" else None,
+                        phases=side != "go", mode=MODES.get(side),
+                        service_calls=self.through_service(side, command, plugin))
+                for command in ("ADD", "DEL"))
         steps = [tuple(variants[side][0] for side in SIDES), tuple(variants[side][1] for side in SIDES)]
         self.rounds(suite, steps, self.a.n, self.a.warmup)
         self.save(suite, [v for pair in steps for v in pair], plugin=plugin, ipam=ipam_type)
 
     def chain(self):
-        """bridge (host-local) -> tuning, run by jcni's runtime CLI: with Go's plugins, with jcni's, and with jcni's
-        through the service."""
+        """bridge (host-local) -> tuning, run by jcni's runtime CLI with each side's plugins."""
+        self.runtime_chain("chain", lambda side: [
+            {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
+             "dataDir": os.path.join(self.work, f"chain-{side}-tuning")}])
+
+    def bandwidth(self):
+        """bridge (host-local) -> bandwidth (8 Mbit/s each way: a tbf on the host end, an ifb with its own tbf), run
+        by jcni's runtime CLI with each side's plugins (issue 15). DEL removes the ifb (and the bridge's DEL the veth
+        with its qdiscs), so every round starts from the same state."""
+        self.runtime_chain("bandwidth", lambda side: [
+            {"type": "bandwidth", "ingressRate": 8000000, "ingressBurst": 80000, "egressRate": 8000000,
+             "egressBurst": 80000}], what="bandwidth ")
+
+    def netfilter(self):
+        """bridge (ipMasq, hairpin, host-local) -> tuning -> portmap with two published ports (issue 13's chain), run
+        by jcni's runtime CLI with each side's plugins. Go's 1.1.1 write iptables rules (iptables-nft here), jcni's
+        nftables over netlink; all of them in the bench host namespace. Each round also execs jcni's plain bridge
+        VERSION: a JVM start with next to no work, the report's yardstick for the JVM starts in the plain chain."""
+        caps = json.dumps({"portMappings": [{"hostPort": 8080, "containerPort": 80, "protocol": "tcp"},
+                                            {"hostPort": 5353, "containerPort": 53, "protocol": "udp"}]})
+        yardstick = Variant("jcni bridge VERSION (JVM start yardstick)", "jcni", [f"{self.dist}/bridge"],
+                            self.side_env("jcni", CNI_COMMAND="VERSION"),
+                            write(os.path.join(self.work, "version.json"), '{"cniVersion":"1.0.0"}'), has_versions)
+        self.runtime_chain("netfilter", lambda side: [
+            {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
+             "dataDir": os.path.join(self.work, f"netfilter-{side}-tuning")},
+            {"type": "portmap", "capabilities": {"portMappings": True}}],
+            bridge={"ipMasq": True, "hairpinMode": True}, what="netfilter chain ", env={"CAP_ARGS": caps},
+            extra_step=(yardstick,))
+
+    def runtime_chain(self, suite, after_bridge, bridge=None, what="", env=None, extra_step=None):
+        """A conflist of bridge (host-local) -> after_bridge(side), ADD then DEL of one attachment per side per
+        round, run by jcni's runtime CLI (dist/bin/jcni add/del) with each side's plugins: Go's, jcni's exec'd and
+        jcni's through the service (the runtime's own JVM is the same on every side). Per side, the network, its
+        bridge and the container namespace are all named NAMESPACES[suite][side], with the subnet
+        10.SUBNETS[suite].<1, 2, 3>.0/24; `bridge` adds keys to the bridge's config, `env` variables to the runtime's
+        environment (e.g. CAP_ARGS), `extra_step` variants run once per round after the DELs. jcni's sides run with
+        JCNI_DEBUG=1: each plugin's handler time from its timing line (the report splits the plugins' work from the
+        rest), and how it ran, on every exec."""
         confdir = os.path.join(self.work, "netconf")
         os.makedirs(confdir, exist_ok=True)
-        variants = {}
+        empty = write(os.path.join(self.work, "empty"), "")
         labels = {"go": "go plugins", "jcni": "jcni plugins", "svc": "jcni plugins via service"}
+        variants = {}
         for i, side in enumerate(SIDES):
-            name = f"chain-{side}"
-            write(os.path.join(confdir, f"{name}.conflist"), json.dumps({
-                "cniVersion": "1.0.0", "name": name, "plugins": [
-                    {"type": "bridge", "bridge": f"chain-{side}", "isGateway": True,
-                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"chain-{side}-ipam"),
-                              "ranges": [[{"subnet": f"10.220.{i + 1}.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
-                    {"type": "tuning", "mtu": 1400, "sysctl": {"net.core.somaxconn": "512"},
-                     "dataDir": os.path.join(self.work, f"chain-{side}-tuning")}]}))
-            plugins = self.plugins(side)
+            name = NAMESPACES[suite][i]
+            plugins = [dict({"type": "bridge", "bridge": name, "isGateway": True,
+                             "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"{name}-ipam"),
+                                      "ranges": [[{"subnet": f"10.{SUBNETS[suite]}.{i + 1}.0/24"}]],
+                                      "routes": [{"dst": "0.0.0.0/0"}]}}, **(bridge or {}))] + after_bridge(side)
+            write(os.path.join(confdir, f"{name}.conflist"), json.dumps(
+                {"cniVersion": "1.0.0", "name": name, "plugins": plugins}))
+            types = [p["type"] for p in plugins]
             argv = [self.jcni_cli, "--conf-dir", confdir, "--cache-dir", os.path.join(self.work, "cache"),
-                    "--cni-path", plugins, "--container-id", f"bench-{side}"]
-            env = self.side_env(side)
-            empty = write(os.path.join(self.work, "empty"), "")
-            ns = self.netns(NAMESPACES["chain"][i])
-            variants[side] = (
-                Variant(f"jcni runtime, {labels[side]}: ADD", side, argv + ["add", name, ns], env, empty, has_ip),
-                Variant(f"jcni runtime, {labels[side]}: DEL", side, argv + ["del", name, ns], env, empty))
+                    "--cni-path", self.plugins(side), "--container-id", f"bench-{side}"]
+            jcni = side != "go"
+            run_env = self.side_env(side, JCNI_DEBUG="1" if jcni else None, **(env or {}))
+            variants[side] = tuple(
+                Variant(f"jcni runtime, {labels[side]}: {what}{command}", side,
+                        argv + [command.lower(), name, self.netns(name)], run_env, empty,
+                        has_ip if command == "ADD" else None, handlers=tuple(types) if jcni else (),
+                        mode=MODES.get(side), service_calls=self.through_service(side, command, *types))
+                for command in ("ADD", "DEL"))
         steps = [tuple(variants[side][0] for side in SIDES), tuple(variants[side][1] for side in SIDES)]
-        self.rounds("chain", steps, self.a.n, self.a.warmup)
-        self.save("chain", [v for pair in steps for v in pair])
+        if extra_step:
+            steps.append(extra_step)
+        self.rounds(suite, steps, self.a.n, self.a.warmup)
+        self.save(suite, [v for step in steps for v in step])
+
+    def cluster_ipam(self, suite):
+        """jcni's cluster-ipam ADD then DEL, exec'd and through the service, against one etcd member started here
+        (Debian's etcd-server, data in the run's tmpfs work directory, on the bench host namespace's loopback), with
+        Go's host-local ADD then DEL on an empty /16 as the anchor in the same rounds: Go has no etcd IPAM, so the
+        ratio says what the cluster store costs over a node-local one, not jcni against Go."""
+        etcd = shutil.which("etcd")
+        if not etcd:
+            raise ExecFailed("cluster-ipam: etcd is not installed (scripts/setup installs etcd-server)")
+        client, peer = free_port(), free_port()
+        endpoint = f"http://127.0.0.1:{client}"
+        log = open(os.path.join(self.work, "etcd.log"), "w")
+        proc = subprocess.Popen([etcd, "--name", "bench", "--data-dir", os.path.join(self.work, "etcd"),
+                                 "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+                                 "--listen-peer-urls", f"http://127.0.0.1:{peer}",
+                                 "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+                                 "--initial-cluster", f"bench=http://127.0.0.1:{peer}", "--log-level", "error"],
+                                env=self.env(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            self.wait_for_etcd(proc, endpoint, log.name)
+            pairs = []
+            for i, side in enumerate(SIDES):
+                exe = self.plugins(side)
+                plugin = "host-local" if side == "go" else "cluster-ipam"
+                ranges = [[{"subnet": f"10.{207 + i}.0.0/16"}]]
+                if side == "go":
+                    ipam = {"type": plugin, "dataDir": os.path.join(self.work, f"{suite}-go"), "ranges": ranges}
+                else:
+                    ipam = {"type": plugin, "nodeName": "bench", "ranges": ranges, "etcd": {"endpoints": [endpoint]}}
+                conf = write(os.path.join(self.work, f"{suite}-{side}.json"), json.dumps(
+                    {"cniVersion": "1.0.0", "name": f"{suite}-{side}", "type": "bridge", "ipam": ipam}))
+                base = dict(CNI_CONTAINERID=f"bench-{side}", CNI_NETNS=self.netns("absent"), CNI_IFNAME="eth0",
+                            CNI_PATH=exe, JCNI_DEBUG="1" if side != "go" else None)
+                pairs.append(tuple(
+                    Variant(f"{side} {plugin} {command}", side, [f"{exe}/{plugin}"],
+                            self.side_env(side, CNI_COMMAND=command, **base), conf,
+                            has_ip if command == "ADD" else None, phases=side != "go", mode=MODES.get(side),
+                            service_calls=self.through_service(side, command, plugin))
+                    for command in ("ADD", "DEL")))
+            steps = [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)]
+            self.rounds(suite, steps, self.a.n, self.a.warmup)
+            self.save(suite, [v for step in steps for v in step], etcd_members=1)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            log.close()
+
+    def wait_for_etcd(self, proc, endpoint, log):
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{endpoint}/health", timeout=1) as r:
+                    if json.loads(r.read()).get("health") == "true":
+                        return
+            except (OSError, ValueError):
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise ExecFailed(f"cluster-ipam: etcd did not come up at {endpoint} (its log: {log})")
+            time.sleep(0.1)
 
     def runtime(self):
         """Runtime exec overhead: Go libcni vs jcni's CniRuntime execing the same trivial Go plugin."""
@@ -426,12 +643,15 @@ class Measure:
                       "ranges": [[{"subnet": "10.211.9.0/24"}]], "routes": [{"dst": "0.0.0.0/0"}]}}))
         base = dict(CNI_CONTAINERID="bench-svc-rss", CNI_NETNS=ns, CNI_IFNAME="eth0", CNI_PATH=self.dist)
         add = Variant("svc bridge ADD (RSS run)", "svc", [f"{self.dist}/bridge"],
-                      self.side_env("svc", CNI_COMMAND="ADD", **base), conf, has_ip)
+                      self.side_env("svc", CNI_COMMAND="ADD", **base), conf, has_ip,
+                      service_calls=[("ADD", "bridge")])
         delete = Variant("svc bridge DEL (RSS run)", "svc", [f"{self.dist}/bridge"],
-                         self.side_env("svc", CNI_COMMAND="DEL", **base), conf)
+                         self.side_env("svc", CNI_COMMAND="DEL", **base), conf, service_calls=[("DEL", "bridge")])
         version = Variant("svc bridge VERSION (RSS run)", "svc", [f"{self.dist}/bridge"],
                           self.side_env("svc", CNI_COMMAND="VERSION"),
-                          write(os.path.join(self.work, "version.json"), '{"cniVersion":"1.0.0"}'), has_versions)
+                          write(os.path.join(self.work, "version.json"), '{"cniVersion":"1.0.0"}'), has_versions,
+                          service_calls=[("VERSION", "bridge")])
+        self.live += [add, delete, version]
         version.run(self.work, True)
         memory = [dict(self.service_memory(), calls=0, seconds=0.0)]
         calls = self.a.service_calls
@@ -463,29 +683,44 @@ class Measure:
             self.run_suites(suites)
         finally:
             self.stop_service()
+        # The service's log but its line per call (those are counted per suite).
+        log = "".join(line for line in self.service_log().splitlines(keepends=True) if not SERVICE_CALL.match(line))
         return {"started": started, "finished": time.time(), "n": self.a.n, "n_full": self.a.n_full,
-                "warmup": self.a.warmup, "suites": self.suites, "service_log": self.service_log()}
+                "warmup": self.a.warmup, "suites": self.suites, "service_log": log}
 
     def run_suites(self, suites):
         for suite in suites:
-            if suite == "service":
-                self.service_suite()
-            elif suite == "version":
-                self.version()
-            elif suite == "host-local":
-                self.host_local(suite, 0)
-            elif suite == "host-local-90":
-                self.host_local(suite, 58982)  # 90 % of the 65534 addresses of a /16 but the gateway
-            elif suite == "bridge":
-                self.interface(suite, "bridge", "host-local")
-            elif suite == "bridge-static":
-                self.interface(suite, "bridge", "static")
-            elif suite == "ptp":
-                self.interface(suite, "ptp", "host-local")
-            elif suite == "chain":
-                self.chain()
-            elif suite == "runtime":
-                self.runtime()
+            before = self.service_calls()
+            self.live = []
+            self.run_suite(suite)
+            calls = self.check_service_calls(suite, before)
+            self.log(f"{suite}: the service ran {sum(calls.values())} calls, as many as the svc side made")
+
+    def run_suite(self, suite):
+        if suite == "service":
+            self.service_suite()
+        elif suite == "version":
+            self.version()
+        elif suite == "host-local":
+            self.host_local(suite, 0)
+        elif suite == "host-local-90":
+            self.host_local(suite, 58982)  # 90 % of the 65534 addresses of a /16 but the gateway
+        elif suite == "bridge":
+            self.interface(suite, "bridge", "host-local")
+        elif suite == "bridge-static":
+            self.interface(suite, "bridge", "static")
+        elif suite == "ptp":
+            self.interface(suite, "ptp", "host-local")
+        elif suite == "chain":
+            self.chain()
+        elif suite == "netfilter":
+            self.netfilter()
+        elif suite == "bandwidth":
+            self.bandwidth()
+        elif suite == "runtime":
+            self.runtime()
+        elif suite == "cluster-ipam":
+            self.cluster_ipam(suite)
 
 
 def probed_rss(probe, variant, work):
@@ -497,9 +732,17 @@ def probed_rss(probe, variant, work):
     with open(err_path) as f:
         text = f.read()
     m = re.search(r"rss-probe maxrss_kb (\d+)", text)
+    variant.runs += 1
     if code != 0 or not m:
         raise ExecFailed(f"rss-probe {variant.name}: exit {code}: {text[-2000:]}")
     return int(m.group(1))
+
+
+def free_port():
+    """A free TCP port on this (the bench host) namespace's loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def fill_reservations(directory, prefix, count):

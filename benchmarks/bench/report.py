@@ -17,6 +17,13 @@ import os
 import random
 import re
 
+NF_ADD = "bridge(ipMasq) → tuning → portmap ADD, run by `jcni` (each side's plugins)"
+NF_DEL = "bridge(ipMasq) → tuning → portmap DEL, run by `jcni` (each side's plugins)"
+# Issue 13's anchors for that chain with Go's plugins, measured through Go libcni before jcni had portmap.
+NF_GO_ANCHORS = {"ADD": 88, "DEL": 190}
+CL_ADD = "cluster-ipam ADD, 1 etcd member (anchor: Go host-local ADD; Go has no etcd IPAM)"
+CL_DEL = "cluster-ipam DEL, 1 etcd member (anchor: Go host-local DEL)"
+
 # (suite, Go variant, jcni variant, jcni-via-service variant or None, label, [(side, target ratio, source)]); side
 # "jcni" is the plain launcher, "svc" the service. The chart's labels are in SHORT.
 EXEC_ROWS = [
@@ -33,6 +40,8 @@ EXEC_ROWS = [
      "host-local ADD, 90 % of a /16", [("jcni", 8, "issue 5")]),
     ("host-local-90", "go host-local DEL", "jcni host-local DEL", "svc host-local DEL",
      "host-local DEL, 90 % of a /16", []),
+    ("cluster-ipam", "go host-local ADD", "jcni cluster-ipam ADD", "svc cluster-ipam ADD", CL_ADD, []),
+    ("cluster-ipam", "go host-local DEL", "jcni cluster-ipam DEL", "svc cluster-ipam DEL", CL_DEL, []),
     ("bridge", "go bridge ADD", "jcni bridge ADD", "svc bridge ADD", "bridge + host-local ADD",
      [("jcni", 3, "issue 6"), ("jcni", 8, "issue 14"), ("svc", 0.7, "issue 14")]),
     ("bridge", "go bridge DEL", "jcni bridge DEL", "svc bridge DEL", "bridge + host-local DEL",
@@ -47,6 +56,16 @@ EXEC_ROWS = [
     ("chain", "jcni runtime, go plugins: DEL", "jcni runtime, jcni plugins: DEL",
      "jcni runtime, jcni plugins via service: DEL", "bridge → tuning chain DEL, run by `jcni` (each side's plugins)",
      []),
+    ("netfilter", "jcni runtime, go plugins: netfilter chain ADD", "jcni runtime, jcni plugins: netfilter chain ADD",
+     "jcni runtime, jcni plugins via service: netfilter chain ADD", NF_ADD, [("svc", 1.0, "issue 13")]),
+    ("netfilter", "jcni runtime, go plugins: netfilter chain DEL", "jcni runtime, jcni plugins: netfilter chain DEL",
+     "jcni runtime, jcni plugins via service: netfilter chain DEL", NF_DEL, [("svc", 0.7, "issue 13")]),
+    ("bandwidth", "jcni runtime, go plugins: bandwidth ADD", "jcni runtime, jcni plugins: bandwidth ADD",
+     "jcni runtime, jcni plugins via service: bandwidth ADD",
+     "bridge → bandwidth chain ADD, run by `jcni` (each side's plugins)", []),
+    ("bandwidth", "jcni runtime, go plugins: bandwidth DEL", "jcni runtime, jcni plugins: bandwidth DEL",
+     "jcni runtime, jcni plugins via service: bandwidth DEL",
+     "bridge → bandwidth chain DEL, run by `jcni` (each side's plugins)", []),
     ("runtime", "go version", "jcni version", None,
      "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)",
      [("jcni", 1.2, "issue 3")]),
@@ -64,6 +83,8 @@ SHORT = {
     "host-local DEL, empty /16": "host-local DEL, empty /16",
     "host-local ADD, 90 % of a /16": "host-local ADD, 90 % of /16",
     "host-local DEL, 90 % of a /16": "host-local DEL, 90 % of /16",
+    CL_ADD: "cluster-ipam ADD (vs Go host-local)",
+    CL_DEL: "cluster-ipam DEL (vs Go host-local)",
     "bridge + host-local ADD": "bridge + host-local ADD",
     "bridge + host-local DEL": "bridge + host-local DEL",
     "bridge + static ADD": "bridge + static ADD",
@@ -72,6 +93,10 @@ SHORT = {
     "ptp + host-local DEL": "ptp + host-local DEL",
     "bridge → tuning chain ADD, run by `jcni` (each side's plugins)": "chain ADD by jcni",
     "bridge → tuning chain DEL, run by `jcni` (each side's plugins)": "chain DEL by jcni",
+    NF_ADD: "netfilter chain ADD by jcni",
+    NF_DEL: "netfilter chain DEL by jcni",
+    "bridge → bandwidth chain ADD, run by `jcni` (each side's plugins)": "bandwidth chain ADD by jcni",
+    "bridge → bandwidth chain DEL, run by `jcni` (each side's plugins)": "bandwidth chain DEL by jcni",
     "runtime exec overhead: VERSION of a trivial Go plugin (Go libcni vs jcni CniRuntime)":
         "runtime exec: Go libcni vs CniRuntime",
     "runtime exec overhead, jcni with 1 pre-started launch helper": "runtime exec, 1 launch helper",
@@ -267,6 +292,117 @@ def fill_growth(results):
     return growth
 
 
+# The chains run by `jcni`, in report order: suite -> what the report calls it.
+CHAINS = {"chain": "bridge → tuning", "netfilter": "bridge(ipMasq) → tuning → portmap",
+          "bandwidth": "bridge → bandwidth"}
+CHAIN_SIDES = (("go", "go plugins", "Go plugins"), ("jcni", "jcni plugins", "jcni plugins, exec'd"),
+               ("svc", "jcni plugins via service", "jcni plugins via service"))
+
+
+def jvm_yardstick(results):
+    """A JVM start with next to no work: the median of jcni's plain bridge VERSION exec, from the netfilter suite's
+    rounds if it ran (its yardstick variant), else from the version suite's; None if neither ran."""
+    for suite, name in (("netfilter", "jcni bridge VERSION (JVM start yardstick)"), ("version", "jcni bridge VERSION")):
+        variants = {v["name"]: v for v in results["suites"].get(suite, {}).get("variants", [])}
+        if name in variants and measured(variants[name]):
+            return median(measured(variants[name])), suite
+    return None, None
+
+
+def chains_section(results):
+    """Where the chains' time goes. Every side's chain is run by the same runtime (`dist/bin/jcni`, one JVM); each
+    jcni plugin's handler time comes from its JCNI_DEBUG timing line, which the runtime passes through. Exec'd, each
+    jcni plugin is a JVM of its own: its start is estimated with this run's plain VERSION exec (jvm_yardstick)."""
+    yardstick, source = jvm_yardstick(results)
+    rows = []
+    for suite, what in CHAINS.items():
+        if suite not in results["suites"]:
+            continue
+        variants = {v["name"]: v for v in results["suites"][suite]["variants"]}
+        prefix = "netfilter chain " if suite == "netfilter" else "bandwidth " if suite == "bandwidth" else ""
+        for verb in ("ADD", "DEL"):
+            names = {side: f"jcni runtime, {label}: {prefix}{verb}" for side, label, _ in CHAIN_SIDES}
+            if any(n not in variants for n in names.values()):
+                continue
+            go = median(measured(variants[names["go"]]))
+            for side, _, title in CHAIN_SIDES:
+                v = variants[names[side]]
+                wall = median(measured(v))
+                row = [f"{what} {verb}", title, ms(wall), f"{wall / go:.2f}"]
+                samples = [x for x in v["samples"] if not x["warmup"] and x.get("handlers")]
+                if side == "go" or not samples:
+                    rows.append(row + ["–"] * 5)
+                    continue
+                plugins = list(samples[0]["handlers"])
+                per = {k: median([x["handlers"].get(k, 0.0) for x in samples]) for k in plugins}
+                total = median([sum(x["handlers"].values()) for x in samples])
+                outside = median([x["wall_ms"] - sum(x["handlers"].values()) for x in samples])
+                row += [", ".join(f"{k} {ms(t)}" for k, t in per.items()), ms(total),
+                        f"{ms(outside)} ({outside / wall:.0%})"]
+                if side == "jcni" and yardstick:
+                    starts = len(plugins) * yardstick
+                    row += [f"{ms(starts)} ({starts / wall:.0%})", f"{(wall - starts) / go:.2f}"]
+                else:
+                    row += ["none: the service's JVM is warm" if side == "svc" else "–", "–"]
+                rows.append(row)
+    if not rows:
+        return []
+    out = ["", "### The chains run by `jcni`: the plugins' work, the JVM starts and the rest", "",
+           "Each side's chain is run by the same runtime, `dist/bin/jcni add|del` (a JVM, with its AOT cache, on every "
+           "side, Go's included). jcni's plugins run with `JCNI_DEBUG=1`; the runtime passes their stderr through, "
+           "and each plugin's timing line gives its handler's time (bridge's includes its in-process host-local). "
+           "*Outside the handlers* is the wall median minus theirs: the runtime's JVM and work, and per plugin the "
+           "exec of the client and then either a JVM start, the skel's decoding and the JVM's exit (exec'd) or the "
+           "socket round trip (via service). Exec'd, each plugin's handler also runs cold (interpreted code, the first "
+           "FFM downcalls), which the service's warm JVM does not: compare the two handler columns."]
+    if yardstick:
+        out += ["", f"*Plugin JVM starts* estimates the exec'd side's JVM starts as one jcni plain bridge VERSION exec "
+                f"({ms(yardstick)} ms median, from the {source} suite's rounds: a JVM start and exit with next to no "
+                "work) per plugin of the chain; the last column is the ratio to Go with that taken away."]
+    out += ["", table(["chain, verb", "side", "wall median ms", "/Go", "handlers ms (median each)",
+                       "Σ handlers ms", "outside the handlers ms (share)", "plugin JVM starts ms (share)",
+                       "/Go without them"], rows)]
+    if "netfilter" in results["suites"]:
+        out += ["", f"The netfilter chain is issue 13's: bridge with `ipMasq` and `hairpinMode`, tuning, portmap with "
+                "two published ports (tcp 8080, udp 5353 through `CAP_ARGS`); Go's 1.1.1 write iptables rules "
+                "(iptables-nft), jcni's nftables over netlink, all in the bench host namespace. Its targets (jcni "
+                "ADD ≤ 1.0×, DEL ≤ 0.7× Go) apply through the resident plugin service, so they are judged on the "
+                "service column of the exec table; the plain launchers' ratio and its JVM-start share are above. Issue "
+                "13's Go "
+                f"anchors, through Go libcni before jcni had portmap: ADD {NF_GO_ANCHORS['ADD']} ms, DEL "
+                f"{NF_GO_ANCHORS['DEL']} ms."]
+    return out
+
+
+def service_path_section(results):
+    """The proof that the svc side went through the service: per suite, the calls the service logged (measure.py
+    checked them equal to the calls the svc execs make), and the variants whose every exec said how it ran."""
+    rows = []
+    for suite, data in results["suites"].items():
+        calls = data.get("service_calls")
+        if calls is None:
+            continue
+        checked = {}
+        for v in data.get("variants", []):
+            if v.get("mode_checked"):
+                checked[v["mode_checked"]] = checked.get(v["mode_checked"], 0) + len(v["samples"])
+        rows.append([suite, sum(calls.values()) or "0 (no svc side)",
+                     ", ".join(f"{k} {n}" for k, n in sorted(calls.items())) or "–",
+                     "; ".join(f"{n} × “{mode}”" for mode, n in checked.items()) or "–"])
+    if not rows:
+        return []
+    return ["", "### The service side went through the service", "",
+            "A client that finds no service runs its JVM launcher without a word, so `measure.py` checks it: the "
+            "service runs with `JCNI_DEBUG=1` and logs a line per call; after each suite the calls it logged must be "
+            "exactly those the suite's svc execs make (one per plugin exec'd, warm-up and untimed execs included), or "
+            "the run stops. Where jcni's plugins run with `JCNI_DEBUG=1`, every exec's debug lines must also "
+            "say how each jcni plugin ran (“<type>: ADD via service, pid N” on the service side, “exec” on the "
+            "plain one).", "",
+            table(["suite", "calls the service ran", "by command and plugin",
+                   "execs (warm-up included) whose debug lines said"],
+                  rows)]
+
+
 def phases_section(rows):
     out = []
     for r in rows:
@@ -287,8 +423,8 @@ def phases_section(rows):
                        "exec's wall median minus the handler's: exec'd, JVM start and exit, the launcher, the skel's "
                        "environment and stdin decoding, result encoding; via the service, the client's exec, the "
                        "socket round trip and the same decoding and encoding in the service's warm JVM.", ""]
-            parts = ", ".join(f"{k} {v:.1f}" for k, v in med.items())
-            out.append(f"- **{r['label']}, {what}** (wall {ms(r[side]['median'])}): {parts}; handler "
+            parts = "".join(f"{k} {v:.1f}, " for k, v in med.items())[:-2] + "; " if med else ""
+            out.append(f"- **{r['label']}, {what}** (wall {ms(r[side]['median'])}): {parts}handler "
                        f"{handler:.1f}; outside the handler {r[side]['median'] - handler:.1f}")
     return out
 
@@ -414,6 +550,25 @@ def jmh_section(jmh, jmh_options, rows):
                 "`findById` = the lookup CHECK does. The target applies to allocate on tmpfs with the store kept "
                 "open (find + persist, issue 5).", "",
                 table(["fs", "store", "fill", "allocate", "release", "findById", "allocate target", "met"], irows), ""]
+    # cluster-ipam against real etcd
+    crows = []
+    for members in ("1", "3"):
+        for fill in ("0", "90"):
+            a = get("ClusterIpamBenchmark.allocate", members=members, fill=fill)
+            t = get("ClusterIpamBenchmark.threeNodes", members=members, fill=fill)
+            if not a and not t:
+                continue
+            target = 2000 if (members, fill) == ("3", "90") else None
+            crows.append([members, f"{fill} %", us(typical_us(a)) if a else "–",
+                          f"≤ {target} (issue 17)" if target else "–", verdict(typical_us(a) if a else None, target),
+                          f"{t['primaryMetric']['score']:.0f}" if t else "–"])
+    if crows:
+        out += ["### cluster-ipam against real etcd (in-process, warm JVM; etcd's data on tmpfs)", "",
+                "`allocate` = one ADD through the plugin (config, etcd round trips, result), p50 µs; `threeNodes` = "
+                "ADD + DEL pairs per second of 3 threads, each a node of its own. The /16 is filled with blocks "
+                "claimed by other nodes.", "",
+                table(["etcd members", "fill", "allocate p50 µs", "target", "met", "3 nodes, ADD+DEL per s"], crows),
+                ""]
     # runtime exec and bridge in-process
     rrows = []
     for method in ("versionInfo", "versionInfoWithLaunchHelper", "processBuilderOnly", "addNetworkList",
@@ -436,6 +591,18 @@ def jmh_section(jmh, jmh_options, rows):
                     f"{typical_us(inproc) / 1000 / bridge_go['go']['median']:.2f}× the median of Go's exec'd "
                     f"{bridge_go['label']} in this run."]
         out.append("")
+    # nftables
+    nrows = []
+    for method, what in (("transaction1Rule", "per rule, 1 rule per transaction"),
+                         ("transaction8Rules", "per rule, 8 rules per transaction"),
+                         ("transaction64Rules", "per rule, 64 rules per transaction"),
+                         ("portmapAdd", "per transaction: a whole portmap ADD (19 messages)")):
+        e = next((v for (k, _), v in idx.items() if k == f"NftablesBenchmark.{method}"), None)
+        if e:
+            nrows.append([f"NftablesBenchmark.{method}", what, us(typical_us(e))])
+    if nrows:
+        out += ["### nftables transactions over netlink (p50 µs, in a namespace the benchmark creates)", "",
+                table(["benchmark", "score is", "µs"], nrows), ""]
     # codec
     crows = []
     for (k, _), e in sorted(idx.items()):
@@ -578,6 +745,11 @@ def main():
            "of `dist/cni/jvm`: the jlink image with its AOT caches), Go's from `/usr/lib/cni`. jcni's bridge "
            "delegates to jcni's host-local in-process; Go's bridge execs Go's host-local. jcni's bridge runs with "
            "`JCNI_DEBUG=1` for its phase line. The service runs in the bench host namespace, as a node's would.",
+           "- The chains (bridge → tuning; bridge(ipMasq, hairpin) → tuning → portmap with two published ports; "
+           "bridge → bandwidth) are run by jcni's runtime CLI, `dist/bin/jcni add|del`, with each side's plugins "
+           "(`--cni-path`): the runtime is the same JVM on every side, the plugins differ. cluster-ipam runs against "
+           "one etcd member the script starts in the bench host namespace (data on tmpfs), paired in the same rounds "
+           "with Go's host-local on an empty /16 as the anchor (Go has no etcd IPAM).",
            "- The runtime rows alternate blocks of calls instead: Go libcni (`libcni-driver bench-exec`, a Go "
            "process per block) and jcni's `CniRuntime` (one long-lived JVM, `ExecLoop`), both execing the same "
            f"trivial Go plugin, {results['suites'].get('runtime', {}).get('block', '–')} calls per block; the first "
@@ -588,6 +760,8 @@ def main():
     out += service_section(results)
     out += hyperfine_section(results)
     out += phases_section(rows)
+    out += chains_section(results)
+    out += service_path_section(results)
     out += ["", "## Chart", "", "![exec latency, Go vs jcni](exec-latency.svg)", ""]
     if jmh is not None:
         out += jmh_section(jmh, a.jmh_options, rows)

@@ -19,6 +19,7 @@ import io.jcni.plugins.sdk.Timing;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
+import io.jcni.spec.CniNames;
 import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
@@ -125,17 +126,7 @@ public final class ClusterIpamPlugin implements CniPlugin {
     }
 
     static boolean validNodeName(String s) {
-        if (s.isEmpty() || s.length() > 253) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-            if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-'))) {
-                return false;
-            }
-        }
-        return true;
+        return s.length() <= 253 && CniNames.isValidName(s);
     }
 
     private static IpamStore open(Config config) {

@@ -5,6 +5,7 @@ import io.jcni.plugins.internal.ipam.hostlocal.ReservationFiles.Found;
 import io.jcni.plugins.internal.ipam.hostlocal.StoreIndex.Entry;
 import io.jcni.plugins.internal.ipam.hostlocal.StoreIndex.Slot;
 import io.jcni.runtime.internal.files.IoText;
+import io.jcni.spec.CniNames;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
@@ -62,7 +63,7 @@ public final class HostLocalStore implements IpamStore {
     public static HostLocalStore open(Path dataDir, String network, StoreLock lock) throws IpamException {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(lock, "lock");
-        if (!validName(network)) {
+        if (!CniNames.isValidName(network)) {
             throw new IpamException(Reason.INVALID_ARGUMENT,
                     "invalid network name \"" + network + "\": must match [a-zA-Z0-9][a-zA-Z0-9_.-]*");
         }
@@ -660,17 +661,4 @@ public final class HostLocalStore implements IpamStore {
         return s.indexOf('\r') >= 0 || s.indexOf('\n') >= 0;
     }
 
-    static boolean validName(String s) {
-        if (s == null || s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-            if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-'))) {
-                return false;
-            }
-        }
-        return true;
-    }
 }

@@ -149,16 +149,8 @@ public final class ClusterIpamPlugin implements CniPlugin {
             throw RangeConfig.failure(e);
         }
         Timing.phase("etcd");
-        boolean fresh = true;
-        List<IpConfig> ips = new ArrayList<>(allocations.size());
-        for (Allocation allocation : allocations) {
-            fresh &= !allocation.existing();
-            ips.add(new IpConfig(new IpPrefix(allocation.address().toInetAddress(),
-                    allocation.range().subnet().prefixLength()), allocation.gateway().toInetAddress()));
-        }
-        // What this ADD reserved is released if the call fails later; what an earlier ADD of the same attachment
-        // holds is not this call's to release.
-        if (fresh) {
+        List<IpConfig> ips = Allocation.ipConfigs(allocations);
+        if (Allocation.allNew(allocations)) {
             request.rollback().onFailure("release the addresses of " + request.containerId() + "/" + request.ifName(),
                     new Release(config, who));
         }

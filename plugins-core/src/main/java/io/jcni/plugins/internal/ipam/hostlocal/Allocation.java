@@ -1,5 +1,9 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.spec.IpConfig;
+import io.jcni.spec.IpPrefix;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -16,6 +20,30 @@ public record Allocation(int rangeSetIndex, IpAddress address, IpRange range, bo
 
     public IpAddress gateway() {
         return range.gateway();
+    }
+
+    /** The result's {@code ips} entries of {@code allocations}, in their order. */
+    public static List<IpConfig> ipConfigs(List<Allocation> allocations) {
+        List<IpConfig> ips = new ArrayList<>(allocations.size());
+        for (Allocation allocation : allocations) {
+            ips.add(new IpConfig(new IpPrefix(allocation.address.toInetAddress(),
+                    allocation.range.subnet().prefixLength()), allocation.gateway().toInetAddress()));
+        }
+        return ips;
+    }
+
+    /**
+     * Whether this call reserved every one of {@code allocations} (none was held before it): then a failure later in
+     * the call releases them, and otherwise what an earlier ADD of the same attachment holds is not the call's to
+     * release.
+     */
+    public static boolean allNew(List<Allocation> allocations) {
+        for (Allocation allocation : allocations) {
+            if (allocation.existing) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // Written out rather than generated: a record's generated equals/hashCode/toString bootstrap

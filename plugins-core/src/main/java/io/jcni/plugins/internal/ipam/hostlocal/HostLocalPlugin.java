@@ -14,7 +14,6 @@ import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
 import io.jcni.spec.GcAttachment;
 import io.jcni.spec.IpConfig;
-import io.jcni.spec.IpPrefix;
 import io.jcni.spec.IpText;
 import io.jcni.spec.Json;
 import io.jcni.spec.JsonNull;
@@ -94,17 +93,9 @@ public final class HostLocalPlugin implements CniPlugin {
         } catch (IpamException e) {
             throw failure(e);
         }
-        boolean fresh = true;
-        List<IpConfig> ips = new ArrayList<>(allocations.size());
-        for (Allocation allocation : allocations) {
-            fresh &= !allocation.existing();
-            ips.add(new IpConfig(new IpPrefix(allocation.address().toInetAddress(),
-                    allocation.range().subnet().prefixLength()), allocation.gateway().toInetAddress()));
-        }
-        // What this ADD reserved is released if the call fails later (e.g. converting the result); what an earlier
-        // ADD of the same attachment holds is not this call's to release. (The description avoids the records'
-        // toString: its ObjectMethods bootstrap costs milliseconds at start-up.)
-        if (fresh) {
+        List<IpConfig> ips = Allocation.ipConfigs(allocations);
+        // (The description avoids the records' toString: its ObjectMethods bootstrap costs milliseconds at start-up.)
+        if (Allocation.allNew(allocations)) {
             request.rollback().onFailure("release the addresses of " + request.containerId() + "/" + request.ifName(),
                     new Release(config, who));
         }

@@ -674,22 +674,7 @@ public final class BridgePlugin implements MainPlugin {
     @Override
     public void gc(CniRequest request) throws CniException {
         BridgeConfig conf = BridgeConfig.load(request);
-        CniException failure = null;
-        try {
-            IpamDelegation.gc(request);
-        } catch (CniException e) {
-            failure = e;
-        }
-        if (conf.layer3() && conf.ipMasq()) {
-            try (Namespace host = Namespace.host()) {
-                IpMasq.gc(host, request);
-            } catch (CniException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        IpMasq.gcWithIpam(request, conf.layer3() && conf.ipMasq());
     }
 
     /** STATUS: code 50 without nf_tables when {@code ipMasq} or {@code macspoofchk} needs it; then IPAM's. */

@@ -230,22 +230,7 @@ public final class PtpPlugin implements MainPlugin {
     @Override
     public void gc(CniRequest request) throws CniException {
         Config conf = Config.load(request);
-        CniException failure = null;
-        try {
-            IpamDelegation.gc(request);
-        } catch (CniException e) {
-            failure = e;
-        }
-        if (conf.ipMasq()) {
-            try (Namespace host = Namespace.host()) {
-                IpMasq.gc(host, request);
-            } catch (CniException e) {
-                failure = failure == null ? e : failure;
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        IpMasq.gcWithIpam(request, conf.ipMasq());
     }
 
     /** STATUS: code 50 without nf_tables when {@code ipMasq} needs it; then IPAM's. */

@@ -9,6 +9,7 @@ import io.jcni.netlink.nft.Rule;
 import io.jcni.netlink.nft.Table;
 import io.jcni.netlink.nft.TableFamily;
 import io.jcni.netlink.nft.Transaction;
+import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.nft.AttachmentComment;
 import io.jcni.plugins.internal.pkg.nft.NftSteps;
 import io.jcni.plugins.internal.pkg.nft.NftUndos;
@@ -246,6 +247,29 @@ public final class IpMasq {
     }
 
     // ---- GC --------------------------------------------------------------------------------------------------
+
+    /**
+     * GC of a plugin with {@code ipMasq} (bridge, ptp): IPAM's GC, then, when {@code ipMasq} is on, {@link #gc} of
+     * the masquerade rules in the host namespace. Both run; the first failure is reported.
+     */
+    public static void gcWithIpam(CniRequest request, boolean ipMasq) throws CniException {
+        CniException failure = null;
+        try {
+            IpamDelegation.gc(request);
+        } catch (CniException e) {
+            failure = e;
+        }
+        if (ipMasq) {
+            try (Namespace host = Namespace.host()) {
+                gc(host, request);
+            } catch (CniException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
 
     /**
      * Go's {@code gcIPMasqNFTables}: deletes the rules of {@code network} (comment prefix {@code NETHASH}) whose

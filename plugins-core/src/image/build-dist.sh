@@ -42,7 +42,17 @@ cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.c
 # the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
 # InetAddress's initialization does not load and parse conf/security/java.security (JDK 25), which saves ~40 class
 # initializations and a file read in every plugin that handles an IP address.
-flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
+#
+# Two diagnostic flags of the image's own JVM (the image pins it, and the verification at the end of this script starts
+# every launcher with them): ArchiveRelocationMode=0 maps the AOT cache at the base address it was written for instead
+# of a random one, which spares relocating every pointer of a 9-16 MB cache at each start (VERSION with the netlink
+# cache 44.3 -> 40.6 ms, 40 interleaved rounds); the JVM still relocates when that address is taken. The cost is
+# address randomization of the cached class metadata (heap, stacks, code and libraries stay randomized); the README's
+# security notes say so, and JCNI_JAVA_OPTS=-XX:ArchiveRelocationMode=1 takes it back. -AOTReplayTraining: the JVM
+# does not replay the training's compilation profile at start, a thread that competes with the plugin's for two cores
+# and whose compilations a call of tens of milliseconds does not live to use (bridge ADD 88.6 -> 87.5 ms wall, 100.6 ->
+# 93.2 ms CPU, 24 rounds).
+flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0 -XX:-AOTReplayTraining -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 
@@ -165,24 +175,26 @@ UNIT
 # might listen on the default socket).
 export JCNI_SERVICE_SOCKET=off
 work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
+# The trainings empty their work dir when they end: their logs and the training etcd's data live beside it.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot-logs.XXXXXX")
 netns=
 etcd_pid=
 cleanup() {
     [ -z "$netns" ] || ip netns delete "$netns" 2>/dev/null || true
     if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; fi
-    rm -rf "$work"
+    rm -rf "$work" "$logs"
 }
 trap cleanup EXIT INT TERM
 # cluster-ipam trains against a real etcd member (Debian's etcd-server, from scripts/setup) on loopback ports of its
-# own, with its data in the work dir; without etcd only its error path is trained (and the build says so).
+# own, with its data beside the work dir; without etcd only its error path is trained (and the build says so).
 if command -v etcd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
     for attempt in 1 2 3 4 5; do
         port=$(( 20000 + ($$ * 7 + attempt * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 30000 ))
-        etcd --name aot --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$port" \
+        etcd --name aot --data-dir "$logs/etcd" --listen-client-urls "http://127.0.0.1:$port" \
             --advertise-client-urls "http://127.0.0.1:$port" --listen-peer-urls "http://127.0.0.1:$((port + 1))" \
             --initial-advertise-peer-urls "http://127.0.0.1:$((port + 1))" \
             --initial-cluster "aot=http://127.0.0.1:$((port + 1))" --log-level error --unsafe-no-fsync \
-            > "$work/etcd.log" 2>&1 &
+            > "$logs/etcd.log" 2>&1 &
         etcd_pid=$!
         for _ in $(seq 50); do
             if curl -sf -m 1 -X POST -d '{"key":"AA=="}' "http://127.0.0.1:$port/v3/kv/range" >/dev/null 2>&1; then
@@ -193,7 +205,7 @@ if command -v etcd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
             sleep 0.1
         done
         kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true
-        etcd_pid=; rm -rf "$work/etcd"
+        etcd_pid=; rm -rf "$logs/etcd"
     done
 fi
 [ -n "${JCNI_AOT_ETCD-}" ] || say "no etcd for the AOT training: cluster-ipam is trained on its error path only"
@@ -203,13 +215,50 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then
         netns=$candidate
     fi
 fi
+# Lambda-form shapes. Every method handle the JDK builds at run time needs a LambdaForm of its shape: the ones in
+# java.lang.invoke's holder classes are ready-made, any other is spun as a class of its own (~1 ms each, interpreted).
+# An AOT cache replaces the holder classes with ones regenerated from the image's lib/classlist
+# ("@lambda-form-invoker" lines) and from nothing else: shapes a training met are not added (JDK 25). FFM's downcall
+# handle alone needs twelve shapes that list lacks, which every exec'd netlink plugin spun before its first system
+# call. So a discovery pass runs each training once without any cache and with the JDK's resolution trace, and every
+# holder shape it resolved goes into lib/classlist before the real trainings (build-dist's own file: no JDK file is
+# touched). Measured (host-local bridge ADD, interleaved): the first downcall 18 -> 11 ms, no LambdaForm spun.
+say "lambda-form shapes of the trainings"
+for group in $groups; do
+    # shellcheck disable=SC2086
+    "$image/bin/java" $flags -Xshare:off -Djava.lang.invoke.MethodHandle.TRACE_RESOLVE=true -m $main \
+        --aot-training "$group" "$work" ${netns:+/var/run/netns/$netns} > "$logs/shapes-$group.log" 2>&1 || {
+        cat "$logs/shapes-$group.log" >&2; say "lambda-form discovery of group $group failed"; exit 1; }
+done
+shapes=$(sed -n -E \
+    -e 's/^\[LF_RESOLVE\] (java\.lang\.invoke\.(Invokers|DirectMethodHandle|DelegatingMethodHandle|LambdaForm)\$Holder [A-Za-z_]+ [A-Z0-9_]+) \((success|fail)\)$/@lambda-form-invoker [LF_RESOLVE] \1/p' \
+    -e 's/^\[SPECIES_RESOLVE\] (java\.lang\.invoke\.BoundMethodHandle\$Species_[A-Z]+) \((generated|salvaged)\)$/@lambda-form-invoker [SPECIES_RESOLVE] \1/p' \
+    "$logs"/shapes-*.log | sort -u)
+added=0
+while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    if ! grep -qxF -- "$line" "$image/lib/classlist"; then
+        printf '%s\n' "$line" >> "$image/lib/classlist"
+        added=$((added + 1))
+    fi
+done <<SHAPES
+$shapes
+SHAPES
+[ -n "$shapes" ] || { say "the lambda-form discovery traced no shape (is the trace property still read?)"; exit 1; }
+say "lambda-form shapes: $added added to lib/classlist"
+rm -f "$logs"/shapes-*.log
+
 for group in $groups; do
     say "AOT training of group $group${netns:+ (netns $netns for plugins that need one)}"
     # shellcheck disable=SC2086
     "$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni-$group.aot" -m $main --aot-training "$group" \
-        "$work" ${netns:+/var/run/netns/$netns} > "$work/training.log" 2>&1 || {
-        cat "$work/training.log" >&2; say "AOT training of group $group failed"; exit 1; }
-    [ -s "$image/lib/jcni-$group.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for $group"; exit 1; }
+        "$work" ${netns:+/var/run/netns/$netns} > "$logs/training.log" 2>&1 || {
+        cat "$logs/training.log" >&2; say "AOT training of group $group failed"; exit 1; }
+    [ -s "$image/lib/jcni-$group.aot" ] || { cat "$logs/training.log" >&2; say "no AOT cache for $group"; exit 1; }
+    # A line of lib/classlist the JDK cannot generate makes it drop every regenerated holder, with only this error.
+    if grep -q "LambdaForm holder classes" "$logs/training.log"; then
+        cat "$logs/training.log" >&2; say "AOT training of group $group: the holder classes were not regenerated"; exit 1
+    fi
 done
 
 # The CLI's training: one `jcni add` and its `jcni del` would be two JVMs; the cache comes from one, so train on
@@ -220,9 +269,9 @@ printf '%s' '{"cniVersion":"1.1.0","name":"jcni-aot","plugins":[{"type":"static"
 say "AOT training of the jcni CLI"
 # shellcheck disable=SC2086
 "$image/bin/java" $flags -XX:AOTCacheOutput="$image/lib/jcni-cli.aot" $cli --conf-dir "$work/net.d" \
-    --cni-path "$dist/cni/bin" --cache-dir "$work/cache" add jcni-aot "$work/no-netns" > "$work/training.log" 2>&1 || {
-    cat "$work/training.log" >&2; say "AOT training of the jcni CLI failed"; exit 1; }
-[ -s "$image/lib/jcni-cli.aot" ] || { cat "$work/training.log" >&2; say "no AOT cache for the CLI"; exit 1; }
+    --cni-path "$dist/cni/bin" --cache-dir "$work/cache" add jcni-aot "$work/no-netns" > "$logs/training.log" 2>&1 || {
+    cat "$logs/training.log" >&2; say "AOT training of the jcni CLI failed"; exit 1; }
+[ -s "$image/lib/jcni-cli.aot" ] || { cat "$logs/training.log" >&2; say "no AOT cache for the CLI"; exit 1; }
 
 # ---- verification: every launcher starts with its caches, which the JVM accepts --------------------------------
 # VERSION runs with the version cache; an ADD without its variables fails in the skel (code 4, on stdout) after the

@@ -78,8 +78,8 @@ final class AotTraining {
             failures.append("AOT training: unknown group ").append(group).append('\n');
             return;
         }
-        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.NETLINK_GROUP)
-                || group.equals(PluginRegistry.DHCP_GROUP)) {
+        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.BRIDGE_GROUP)
+                || group.equals(PluginRegistry.NETLINK_GROUP) || group.equals(PluginRegistry.DHCP_GROUP)) {
             Netlink.prepareInBackground(); // as the launcher does for these plugins' calls
         }
         if (group.equals(PluginRegistry.VERSION_GROUP)) {
@@ -114,8 +114,18 @@ final class AotTraining {
                 case "dhcp":
                     dhcp();
                     break;
-                case "bandwidth":
                 case "bridge":
+                    // Its own group: bridge's scenarios alone (the netlink group's training runs them too, as the
+                    // first plugin of its chains).
+                    if (!netns.isEmpty()) {
+                        try {
+                            InterfaceTraining.runBridge(work, this);
+                        } catch (IOException | RuntimeException e) {
+                            failures.append("AOT training of bridge failed: ").append(e).append('\n');
+                        }
+                    }
+                    break;
+                case "bandwidth":
                 case "ptp":
                 case "sbr":
                 case "tap":

@@ -14,7 +14,8 @@ import java.util.Map;
  * The AOT training of the interface plugins (bridge, ptp, tap) and of the meta plugins chained after them (firewall,
  * bandwidth, sbr, vrf): their real ADD, CHECK and DEL, so that the cache holds their classes and the netlink paths
  * they use (veth, bridge and TAP creation, batches, routes, rules, tc, sysctls in another namespace, in-process IPAM
- * delegation, nf_tables transactions for ipMasq, macspoofchk and firewall).
+ * delegation, nf_tables transactions for ipMasq, macspoofchk and firewall). {@link #runBridge} runs bridge's scenarios
+ * alone, for the cache of bridge's own AOT group.
  *
  * <p>Nothing touches the build host: the whole run happens on a thread inside a fresh anonymous namespace that stands
  * in for the host (a plugin's "host" is the namespace of the thread it runs on), with a second one as the container.
@@ -25,17 +26,28 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
     private final Path work;
     private final String containerPath;
     private final AotTraining training;
+    private final boolean bridgeOnly;
 
-    private InterfaceTraining(Path work, String containerPath, AotTraining training) {
+    private InterfaceTraining(Path work, String containerPath, AotTraining training, boolean bridgeOnly) {
         this.work = work;
         this.containerPath = containerPath;
         this.training = training;
+        this.bridgeOnly = bridgeOnly;
     }
 
-    /** Runs the scenarios; their calls and failures are {@code training}'s. */
+    /** Runs every scenario; their calls and failures are {@code training}'s. */
     static void run(Path work, AotTraining training) throws IOException {
+        run(work, training, false);
+    }
+
+    /** Runs bridge's scenarios only (the cache of its own AOT group). */
+    static void runBridge(Path work, AotTraining training) throws IOException {
+        run(work, training, true);
+    }
+
+    private static void run(Path work, AotTraining training, boolean bridgeOnly) throws IOException {
         try (NetNs host = NetNs.create(); NetNs container = NetNs.create()) {
-            host.call(new InterfaceTraining(work, container.path().toString(), training));
+            host.call(new InterfaceTraining(work, container.path().toString(), training, bridgeOnly));
         }
     }
 
@@ -63,10 +75,13 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         String layer2 = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-l2\",\"type\":\"bridge\",\"bridge\":\"aot-br1\","
                 + "\"portIsolation\":true}";
         cycle("bridge", layer2, bin, "eth2");
-        String ptp = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\",\"type\":\"ptp\",\"ipam\":" + ipam + "}";
-        cycle("ptp", ptp, bin, "eth3");
-        portmap(bin);
-        netfilter(bin, ipam);
+        bridgeNetfilter(bin, ipam);
+        if (!bridgeOnly) {
+            String ptp = "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ptp\",\"type\":\"ptp\",\"ipam\":" + ipam + "}";
+            cycle("ptp", ptp, bin, "eth3");
+            portmap(bin);
+            netfilter(bin, ipam);
+        }
         // An IPAM plugin that is not jcni's is exec'd: train that path too (process start, pipes, the JDK's logging of
         // process starts), with a script standing in for it.
         Path foreign = bin.resolve("aot-exec-ipam");
@@ -75,6 +90,9 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwxr-xr-x"));
         cycle("bridge", "{\"cniVersion\":\"1.0.0\",\"name\":\"aot-ex\",\"type\":\"bridge\",\"bridge\":\"aot-br2\","
                 + "\"isGateway\":true,\"ipam\":{\"type\":\"aot-exec-ipam\"}}", bin, "eth5");
+        if (bridgeOnly) {
+            return null;
+        }
         chained(bin);
         tap(bin);
         vrf(bin);
@@ -111,12 +129,8 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         training.call("bridge", env("DEL", bin, "eth8"), bridge, 0);
     }
 
-    /**
-     * The nf_tables paths: bridge with ipMasq, macspoofchk and hairpin, ptp with ipMasq (ADD, DEL twice, GC, STATUS),
-     * a refused backend; the firewall plugin's ADD, CHECK, DEL, GC and STATUS with an isolating policy, and its
-     * missing-prevResult error.
-     */
-    private void netfilter(Path bin, String ipam) {
+    /** bridge's nf_tables paths: ipMasq, macspoofchk and hairpin (ADD, DEL twice), GC and STATUS. */
+    private void bridgeNetfilter(Path bin, String ipam) {
         String bridge = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-masq\",\"type\":\"bridge\",\"bridge\":"
                 + "\"aot-br3\",\"isGateway\":true,\"ipMasq\":true,\"macspoofchk\":true,\"hairpinMode\":true,"
                 + "\"ipam\":" + ipam + "}";
@@ -124,6 +138,13 @@ final class InterfaceTraining implements NetNs.Task<Void, IOException> {
         training.call("bridge", env("GC", bin, "eth4"), bridge.substring(0, bridge.length() - 1)
                 + ",\"cni.dev/valid-attachments\":[]}", 0);
         training.call("bridge", env("STATUS", bin, "eth4"), bridge, 0);
+    }
+
+    /**
+     * The other nf_tables paths: ptp with ipMasq (ADD, DEL twice), a refused backend; the firewall plugin's ADD, CHECK,
+     * DEL, GC and STATUS with an isolating policy, and its missing-prevResult error.
+     */
+    private void netfilter(Path bin, String ipam) {
         String ptp = "{\"cniVersion\":\"1.1.0\",\"name\":\"aot-ptp-masq\",\"type\":\"ptp\",\"ipMasq\":true,"
                 + "\"ipMasqBackend\":\"nftables\",\"ipam\":" + ipam + "}";
         cycle("ptp", ptp, bin, "eth6");

@@ -642,6 +642,8 @@ def first_handle_section(path):
 def chart(rows, path):
     """Horizontal bars of the exec medians, Go above jcni for each measurement, p10-p90 whiskers, log scale."""
     rows = [r for r in rows if r["go"]["n"] and r["jcni"]["n"]]
+    if not rows:
+        return  # e.g. --suites service: no exec measured on both sides, nothing to chart
     sides = lambda r: [s for s in ("go", "jcni", "svc") if r.get(s)]
     lo = min(min(r[s]["p10"] for s in sides(r)) for r in rows)
     hi = max(max(r[s]["p90"] for s in sides(r)) for r in rows)

@@ -71,12 +71,20 @@ public final class JcniLaunchers {
         if (!line.startsWith(PREFIX)) {
             return Optional.empty();
         }
-        String[] fields = line.substring(PREFIX.length()).trim().split(" +");
-        if (fields.length != 2 || !fields[0].startsWith("plugin=") || !fields[1].startsWith("version=")) {
+        // Two fields separated by spaces; split by hand: a regex would initialize java.util.regex in every plugin
+        // that delegates.
+        String rest = line.substring(PREFIX.length()).trim();
+        int gap = rest.indexOf(' ');
+        if (gap < 0) {
             return Optional.empty();
         }
-        String type = fields[0].substring("plugin=".length());
-        String version = fields[1].substring("version=".length());
+        String first = rest.substring(0, gap);
+        String second = rest.substring(gap).stripLeading();
+        if (second.indexOf(' ') >= 0 || !first.startsWith("plugin=") || !second.startsWith("version=")) {
+            return Optional.empty();
+        }
+        String type = first.substring("plugin=".length());
+        String version = second.substring("version=".length());
         if (!version.equals(VERSION) || !isPluginType(type)) {
             return Optional.empty();
         }
@@ -101,7 +109,24 @@ public final class JcniLaunchers {
         return VERSION;
     }
 
+    /**
+     * The version javac recorded in this module's descriptor (Maven passes the project's version), which the JVM has
+     * in memory already; on the class path, the resource. Opening a resource of a jlink image opens the image's reader,
+     * about 1.5 ms in a plugin's exec. {@code JcniLaunchersTest} checks that both say the same.
+     */
     private static String readVersion() {
+        Module module = JcniLaunchers.class.getModule();
+        if (module.isNamed()) {
+            Optional<String> recorded = module.getDescriptor().rawVersion();
+            if (recorded.isPresent() && !recorded.get().isEmpty()) {
+                return recorded.get();
+            }
+        }
+        return resourceVersion();
+    }
+
+    /** The version in the resource the build filters (the class path's source, and the descriptor's check). */
+    static String resourceVersion() {
         try (InputStream in = JcniLaunchers.class.getResourceAsStream("internal/jcni-version.txt")) {
             if (in == null) {
                 throw new IllegalStateException("io/jcni/runtime/internal/jcni-version.txt is missing from the "

@@ -20,6 +20,26 @@ class JcniLaunchersTest {
     }
 
     @Test
+    void theModuleDescriptorAndTheResourceNameTheSameVersion() {
+        assertThat(JcniLaunchersTest.class.getModule().isNamed()).as("tests run on the module path").isTrue();
+        assertThat(JcniLaunchers.class.getModule().getDescriptor().rawVersion()).as("javac's --module-version")
+                .contains(JcniLaunchers.resourceVersion());
+        assertThat(JcniLaunchers.version()).isEqualTo(JcniLaunchers.resourceVersion());
+    }
+
+    @Test
+    void fieldsOfTheMarkerMaySitAnySpacesApartButThereAreTwo() throws IOException {
+        String version = JcniLaunchers.version();
+        Path spaced = ScriptPlugins.write(dir, "spaced", "# jcni-launcher: plugin=ptp    version=" + version + "  ");
+        Path three = ScriptPlugins.write(dir, "three", "# jcni-launcher: plugin=ptp version=" + version + " x=1");
+        Path one = ScriptPlugins.write(dir, "one", "# jcni-launcher: plugin=ptp");
+
+        assertThat(JcniLaunchers.pluginType(spaced)).contains("ptp");
+        assertThat(JcniLaunchers.pluginType(three)).isEmpty();
+        assertThat(JcniLaunchers.pluginType(one)).isEmpty();
+    }
+
+    @Test
     void markerLineHasTheAgreedShape() {
         assertThat(JcniLaunchers.markerLine("host-local"))
                 .isEqualTo("# jcni-launcher: plugin=host-local version=" + JcniLaunchers.version());

@@ -170,6 +170,39 @@ Restart=on-failure
 WantedBy=multi-user.target
 UNIT
 
+# The dhcp plugin's lease daemon, socket-activated as well: systemd listens on Go's default socket and starts the
+# daemon on the first dhcp call, handing the listening socket over as its stdin (the daemon serves it and binds none).
+cat > "$dist/systemd/jcni-dhcp.socket" <<UNIT
+[Unit]
+Description=jcni dhcp IPAM daemon (socket)
+Documentation=file://$dist_abs/../README.md
+
+[Socket]
+ListenStream=/run/cni/dhcp.sock
+SocketMode=0660
+RemoveOnStop=true
+
+[Install]
+WantedBy=sockets.target
+UNIT
+cat > "$dist/systemd/jcni-dhcp.service" <<UNIT
+[Unit]
+Description=jcni dhcp IPAM daemon
+Documentation=file://$dist_abs/../README.md
+Requires=jcni-dhcp.socket
+After=network.target jcni-dhcp.socket
+
+[Service]
+# Leases are kept on disk (-statedir, default /run/cni/dhcp): a restarted daemon resumes them.
+ExecStart=$dist_abs/cni/bin/dhcp daemon
+StandardInput=socket
+StandardError=journal
+Restart=on-failure
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+
 # ---- AOT caches ------------------------------------------------------------------------------------------------
 # No service during the trainings: the CLI's training execs plugins, which must run as JVMs (not ask a service that
 # might listen on the default socket).

@@ -255,7 +255,8 @@ fi
 # handle alone needs twelve shapes that list lacks, which every exec'd netlink plugin spun before its first system
 # call. So a discovery pass runs each training once without any cache and with the JDK's resolution trace, and every
 # holder shape it resolved goes into lib/classlist before the real trainings (build-dist's own file: no JDK file is
-# touched). Measured (host-local bridge ADD, interleaved): the first downcall 18 -> 11 ms, no LambdaForm spun.
+# touched). Measured (exec'd bridge + host-local ADD, 20 interleaved rounds): the wait for the first downcall 23.5 ->
+# 17.6 ms. Six LambdaForms of FFM's method-handle combinators are not holder shapes and are still spun at each exec.
 say "lambda-form shapes of the trainings"
 for group in $groups; do
     # shellcheck disable=SC2086

@@ -83,8 +83,8 @@ public final class PluginRegistry {
      * calls need. Measured on the image (CPU per exec, interleaved): the netlink group's cache costs a VERSION call
      * ~6 ms more than the plain one and the VERSION-only cache ~2.5 ms less; host-local's ADD with a cache of its own
      * (~1,380 classes) ~8 ms less than with the netlink group's (~1,730); bridge's ADD with a cache of its own
-     * (~1,500 classes, against the netlink group's ~1,900) ~6 ms less wall time (24 interleaved rounds), which is why
-     * the plugin of every default network has one.
+     * (~1,700 classes, against the netlink group's ~1,900) ~2.5 ms less wall time (40 interleaved rounds), which is
+     * why the plugin of every default network has one.
      */
     public static String aotGroup(String type) {
         if (type.equals("host-local")) {

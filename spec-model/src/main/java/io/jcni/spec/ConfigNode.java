@@ -116,11 +116,19 @@ public final class ConfigNode {
      * missing or null, or when this node itself is null. The path names the key as the document spells it.
      */
     public Optional<ConfigNode> field(String key) throws CniException {
+        return field(key, false);
+    }
+
+    /**
+     * {@link #field}; with {@code nullResets}, a {@code null} drops what earlier keys gave, as Go sets a slice field
+     * (an array, a {@code net.IP}) to nil, where it leaves a string, number, boolean or struct field alone.
+     */
+    private Optional<ConfigNode> field(String key, boolean nullResets) throws CniException {
         if (isNull()) {
             return Optional.empty();
         }
         JsonObject object = asObject();
-        List<Json> values = GoFieldMatch.values(object, key);
+        List<Json> values = GoFieldMatch.values(object, key, nullResets);
         if (values.isEmpty()) {
             return Optional.empty();
         }
@@ -278,13 +286,15 @@ public final class ConfigNode {
         return field.isEmpty() ? Optional.empty() : Optional.of(field.get().asPrefix());
     }
 
+    /** An IP address field (a Go {@code net.IP}, a slice: a later {@code null} resets it). */
     public Optional<InetAddress> ip(String key) throws CniException {
-        Optional<ConfigNode> field = field(key);
+        Optional<ConfigNode> field = field(key, true);
         return field.isEmpty() ? Optional.empty() : Optional.of(field.get().asIp());
     }
 
+    /** An array of strings (a Go slice: a later {@code null} resets it; none when absent). */
     public List<String> stringList(String key) throws CniException {
-        Optional<ConfigNode> field = field(key);
+        Optional<ConfigNode> field = field(key, true);
         return field.isEmpty() ? List.of() : field.get().asStringList();
     }
 
@@ -299,7 +309,7 @@ public final class ConfigNode {
 
     /** The elements of the array member {@code key} (none if absent). */
     public List<ConfigNode> array(String key) throws CniException {
-        Optional<ConfigNode> field = field(key);
+        Optional<ConfigNode> field = field(key, true);
         return field.isEmpty() ? List.of() : field.get().elements();
     }
 

@@ -21,8 +21,10 @@ import java.util.Map;
  * <li>An object decoded into a field that already holds one (a struct or a map) is merged into it: its keys are
  * decoded on top of the earlier object's, so {@code {"ipam":{"type":"host-local"},"IPAM":{"subnet":"..."}}} has
  * both. An array or a scalar replaces what was there.</li>
- * <li>{@code null} leaves the field as it was (Go's rule for struct, string, number and boolean fields; a Go pointer,
- * map or slice field would be reset, which no configuration relies on).</li>
+ * <li>{@code null} leaves the field as it was (Go's rule for struct, string, number and boolean fields), except for
+ * arrays and IP addresses ({@link ConfigNode#array}, {@link ConfigNode#stringList}, {@link ConfigNode#ip}: Go
+ * slices, which null resets). Go's pointer and map fields are reset too; jcni treats them as the value they point to,
+ * a difference only a configuration that sets a key and then nulls it under another spelling can see.</li>
  * <li>A value of the wrong type fails the decoding even when a later key overrides it: {@link ConfigNode} checks the
  * JSON type of every matching value, not only of the one that wins.</li>
  * </ul>
@@ -72,14 +74,29 @@ final class GoFieldMatch {
 
     /** The non-null values of the members that match {@code name}, in document order. */
     static List<Json> values(JsonObject object, String name) {
+        return values(object, name, false);
+    }
+
+    /**
+     * As {@link #values(JsonObject, String)}; with {@code nullResets} only those after the last matching
+     * {@code null} (Go's rule for a slice, map or pointer field).
+     */
+    static List<Json> values(JsonObject object, String name, boolean nullResets) {
         List<Json> values = null;
         for (Map.Entry<String, Json> member : object.members().entrySet()) {
-            if (!(member.getValue() instanceof JsonNull) && matches(member.getKey(), name)) {
-                if (values == null) {
-                    values = new ArrayList<>(2);
-                }
-                values.add(member.getValue());
+            if (!matches(member.getKey(), name)) {
+                continue;
             }
+            if (member.getValue() instanceof JsonNull) {
+                if (nullResets && values != null) {
+                    values.clear();
+                }
+                continue;
+            }
+            if (values == null) {
+                values = new ArrayList<>(2);
+            }
+            values.add(member.getValue());
         }
         return values == null ? List.of() : values;
     }

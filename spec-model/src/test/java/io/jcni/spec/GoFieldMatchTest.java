@@ -57,6 +57,13 @@ class GoFieldMatchTest {
         assertThat(field("{\"mtu\":1400,\"MTU\":null}", "mtu")).contains(Json.of(1400));
         assertThat(field("{\"in\":{\"a\":1},\"In\":null}", "in")).contains(JsonObject.of("a", 1));
         assertThat(field("{\"mtu\":null}", "mtu")).isEmpty();
+        // Go: a slice (an array, a net.IP) is reset by null; a later key sets it again
+        ConfigNode root = ConfigNode.root(Json.parse("{\"ips\":[\"a\"],\"IPS\":null,\"gateway\":\"10.0.0.1\","
+                + "\"Gateway\":null,\"routes\":[{}],\"Routes\":null,\"Routes\":[{},{}],\"name\":\"x\",\"NAME\":null}"));
+        assertThat(root.stringList("ips")).isEmpty();
+        assertThat(root.ip("gateway")).isEmpty();
+        assertThat(root.array("routes")).hasSize(2);
+        assertThat(root.string("name")).contains("x");
         assertThat(field("{}", "mtu")).isEmpty();
     }
 

@@ -62,8 +62,8 @@ public final class CniJson {
      */
     public static CniVersion peekCniVersion(byte[] json) throws CniException {
         JsonObject object = parseObject(json, "configuration");
-        Optional<Json> version = object.get("cniVersion");
-        if (version.isEmpty() || version.get() instanceof JsonNull) {
+        Optional<Json> version = object.field("cniVersion");
+        if (version.isEmpty()) {
             return CniVersion.V0_1_0;
         }
         return CniVersion.parse(ConfigNode.root(object).requireString("cniVersion"), "cniVersion");

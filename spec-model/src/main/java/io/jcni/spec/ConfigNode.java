@@ -12,7 +12,8 @@ import java.util.Optional;
  * A JSON value at a known path inside a document, with typed accessors whose errors name that path:
  * {@code ipam.ranges[0][0].subnet: invalid CIDR "10.0.0.0/33"}. Plugins decode their own configuration with it.
  *
- * <p>Rules, as Go's encoding/json applies them to a config struct: a missing field and an explicit {@code null} are
+ * <p>Rules, as Go's encoding/json applies them to a config struct: a key names a field exactly or ignoring case
+ * ({@link #field}; {@link #member} for keys Go looks up in a map); a missing field and an explicit {@code null} are
  * both "absent"; a value of the wrong JSON type is code 6 ({@link CniError#DECODING_FAILURE}); a value of the right
  * type that breaks a rule (a bad CIDR, a number out of range, a missing required field) gets the node's value-error
  * code, 7 ({@link CniError#INVALID_NETWORK_CONFIG}) for configurations.
@@ -21,11 +22,18 @@ public final class ConfigNode {
     private final Json json;
     private final String path;
     private final int valueErrorCode;
+    /** Values of earlier keys of the same field ({@link #field}), decoded by Go too: their types are checked. */
+    private final List<Json> overridden;
 
     private ConfigNode(Json json, String path, int valueErrorCode) {
+        this(json, path, valueErrorCode, List.of());
+    }
+
+    private ConfigNode(Json json, String path, int valueErrorCode, List<Json> overridden) {
         this.json = Objects.requireNonNull(json, "json");
         this.path = path;
         this.valueErrorCode = valueErrorCode;
+        this.overridden = overridden;
     }
 
     /** The root of a configuration document: invalid values are code 7. */
@@ -72,8 +80,28 @@ public final class ConfigNode {
     }
 
     private CniException wrongType(String expected) {
+        return wrongType(expected, json);
+    }
+
+    private CniException wrongType(String expected, Json value) {
         return new CniException(CniError.DECODING_FAILURE,
-                JsonCodec.where(path) + ": expected " + expected + ", got " + json.typeName());
+                JsonCodec.where(path) + ": expected " + expected + ", got " + value.typeName());
+    }
+
+    /**
+     * Go decodes every key of a field, so a value of the wrong type under an earlier key fails the decoding even if a
+     * later key's value is right: {@code {"MTU": "big", "mtu": 1400}} is refused, as Go refuses it.
+     */
+    private void checkOverridden(Class<? extends Json> type, String expected) throws CniException {
+        for (Json earlier : overridden) {
+            if (!type.isInstance(earlier)) {
+                throw wrongType(expected, earlier);
+            }
+            if (earlier instanceof JsonNumber number && type == JsonNumber.class && !number.isIntegerLiteral()) {
+                throw new CniException(CniError.DECODING_FAILURE,
+                        JsonCodec.where(path) + ": expected integer, got " + number.literal());
+            }
+        }
     }
 
     private String childPath(String key) {
@@ -82,8 +110,37 @@ public final class ConfigNode {
 
     // ------------------------------------------------------------------------------------------ navigation
 
-    /** The member {@code key} of this object; empty when missing or null, or when this node itself is null. */
+    /**
+     * The field {@code key} of this object as Go's encoding/json decodes it into a struct: the key matched exactly or
+     * ignoring case, the last match winning, objects among the matches merged ({@link JsonObject#field}); empty when
+     * missing or null, or when this node itself is null. The path names the key as the document spells it.
+     */
     public Optional<ConfigNode> field(String key) throws CniException {
+        return field(key, false);
+    }
+
+    /**
+     * {@link #field}; with {@code nullResets}, a {@code null} drops what earlier keys gave, as Go sets a slice field
+     * (an array, a {@code net.IP}) to nil, where it leaves a string, number, boolean or struct field alone.
+     */
+    private Optional<ConfigNode> field(String key, boolean nullResets) throws CniException {
+        if (isNull()) {
+            return Optional.empty();
+        }
+        JsonObject object = asObject();
+        List<Json> values = GoFieldMatch.values(object, key, nullResets);
+        if (values.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new ConfigNode(GoFieldMatch.decode(values), childPath(GoFieldMatch.lastKey(object, key)),
+                valueErrorCode, values.subList(0, values.size() - 1)));
+    }
+
+    /**
+     * The member {@code key} matched exactly, as Go's encoding/json looks a key up in a map (tuning's {@code sysctl},
+     * {@code capabilities}, libcni's conflist top level); empty when missing or null, or when this node is null.
+     */
+    public Optional<ConfigNode> member(String key) throws CniException {
         if (isNull()) {
             return Optional.empty();
         }
@@ -108,9 +165,7 @@ public final class ConfigNode {
         if (isNull()) {
             return List.of();
         }
-        if (!(json instanceof JsonArray array)) {
-            throw wrongType("array");
-        }
+        JsonArray array = asArray();
         List<ConfigNode> elements = new ArrayList<>(array.size());
         for (int i = 0; i < array.size(); i++) {
             elements.add(new ConfigNode(array.get(i), path + "[" + i + "]", valueErrorCode));
@@ -135,6 +190,7 @@ public final class ConfigNode {
 
     public JsonObject asObject() throws CniException {
         if (json instanceof JsonObject object) {
+            checkOverridden(JsonObject.class, "object");
             return object;
         }
         throw wrongType("object");
@@ -142,6 +198,7 @@ public final class ConfigNode {
 
     public JsonArray asArray() throws CniException {
         if (json instanceof JsonArray array) {
+            checkOverridden(JsonArray.class, "array");
             return array;
         }
         throw wrongType("array");
@@ -149,6 +206,7 @@ public final class ConfigNode {
 
     public String asString() throws CniException {
         if (json instanceof JsonString string) {
+            checkOverridden(JsonString.class, "string");
             return string.value();
         }
         throw wrongType("string");
@@ -156,6 +214,7 @@ public final class ConfigNode {
 
     public boolean asBoolean() throws CniException {
         if (json instanceof JsonBoolean bool) {
+            checkOverridden(JsonBoolean.class, "boolean");
             return bool.value();
         }
         throw wrongType("boolean");
@@ -170,6 +229,7 @@ public final class ConfigNode {
             throw new CniException(CniError.DECODING_FAILURE,
                     JsonCodec.where(path) + ": expected integer, got " + number.literal());
         }
+        checkOverridden(JsonNumber.class, "integer");
         var value = number.toLong();
         if (value.isEmpty() || value.getAsLong() < min || value.getAsLong() > max) {
             throw invalid(number.literal() + " out of range " + min + "-" + max);
@@ -226,13 +286,15 @@ public final class ConfigNode {
         return field.isEmpty() ? Optional.empty() : Optional.of(field.get().asPrefix());
     }
 
+    /** An IP address field (a Go {@code net.IP}, a slice: a later {@code null} resets it). */
     public Optional<InetAddress> ip(String key) throws CniException {
-        Optional<ConfigNode> field = field(key);
+        Optional<ConfigNode> field = field(key, true);
         return field.isEmpty() ? Optional.empty() : Optional.of(field.get().asIp());
     }
 
+    /** An array of strings (a Go slice: a later {@code null} resets it; none when absent). */
     public List<String> stringList(String key) throws CniException {
-        Optional<ConfigNode> field = field(key);
+        Optional<ConfigNode> field = field(key, true);
         return field.isEmpty() ? List.of() : field.get().asStringList();
     }
 
@@ -247,7 +309,7 @@ public final class ConfigNode {
 
     /** The elements of the array member {@code key} (none if absent). */
     public List<ConfigNode> array(String key) throws CniException {
-        Optional<ConfigNode> field = field(key);
+        Optional<ConfigNode> field = field(key, true);
         return field.isEmpty() ? List.of() : field.get().elements();
     }
 

@@ -12,8 +12,14 @@ import java.util.Set;
  * A JSON object that keeps its key order. Immutable: {@link #with} and {@link #without} return copies, replacing a
  * value in place (same position) and appending new keys at the end.
  *
- * <p>A document with a repeated key keeps the last value at the first key's position (Go's encoding/json also lets the
- * last one win).
+ * <p>A document with a repeated key keeps the last value, at the position of its last occurrence: what a Go map holds
+ * after decoding it, and where the value is in the order that decides between keys that differ only in case
+ * ({@link #field}).
+ *
+ * <p>Two lookups: {@link #get} matches a key exactly, as Go's encoding/json does for a map (tuning's {@code sysctl},
+ * {@code capabilities}, libcni's conflist top level); {@link #field} finds what Go decodes into a struct field, which
+ * matches keys case-insensitively (every Go plugin's configuration and {@code runtimeConfig}, results, libcni's
+ * cache).
  */
 public final class JsonObject implements Json {
     public static final JsonObject EMPTY = new JsonObject(new LinkedHashMap<>());
@@ -96,8 +102,23 @@ public final class JsonObject implements Json {
         return members.containsKey(key);
     }
 
+    /** The member {@code key}, matched exactly (a Go map's lookup). */
     public Optional<Json> get(String key) {
         return Optional.ofNullable(members.get(key));
+    }
+
+    /**
+     * What Go's encoding/json decodes from this object into a struct field whose JSON name is {@code name}: the
+     * members whose key is {@code name} or equal to it ignoring case, the last non-null one winning, objects among
+     * them merged (see {@code GoFieldMatch}); empty when there is none, or every one is {@code null}.
+     */
+    public Optional<Json> field(String name) {
+        return Optional.ofNullable(GoFieldMatch.field(this, name));
+    }
+
+    /** Whether {@link #field} finds a value for {@code name}. */
+    public boolean hasField(String name) {
+        return field(name).isPresent();
     }
 
     /** This object with {@code key} set to {@code value}: replaced in place if present, appended otherwise. */

@@ -10,7 +10,8 @@ import java.util.Optional;
  * A network configuration (a {@code .conflist}): the network's name and version, its flags, and the plugins to run
  * in order. Immutable; keeps the document ({@link #json()}) and the bytes it was read from ({@link #bytes()}).
  *
- * <p>Decoded as libcni's {@code NetworkConfFromBytes} decodes it:
+ * <p>Decoded as libcni's {@code NetworkConfFromBytes} decodes it, the top level as a map (its keys exactly as written
+ * here), each plugin as libcni's {@code NetConf} struct (keys in any case: {@link PluginConfig}):
  * <ul>
  * <li>{@code name} is required and must follow the network-name rule (code 7; libcni checks the rule later, at ADD);
  * </li>
@@ -41,7 +42,7 @@ public final class NetworkConfigList {
         this.json = json;
         this.bytes = bytes;
         ConfigNode node = ConfigNode.root(json);
-        Optional<ConfigNode> nameNode = node.field("name");
+        Optional<ConfigNode> nameNode = node.member("name");
         if (nameNode.isEmpty()) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "name: missing network name");
         }
@@ -50,20 +51,21 @@ public final class NetworkConfigList {
             throw name.isEmpty() ? nameNode.get().invalid("missing network name")
                     : nameNode.get().invalid("invalid characters found in network name", name);
         }
-        Optional<ConfigNode> versionNode = node.field("cniVersion");
+        Optional<ConfigNode> versionNode = node.member("cniVersion");
         this.declaredCniVersion = versionNode.isEmpty() ? CniVersion.V0_1_0
                 : CniVersion.parse(versionNode.get().asString(), "cniVersion");
         List<CniVersion> versions = new ArrayList<>();
-        for (ConfigNode element : node.array("cniVersions")) {
+        Optional<ConfigNode> versionsNode = node.member("cniVersions");
+        for (ConfigNode element : versionsNode.isEmpty() ? List.<ConfigNode>of() : versionsNode.get().elements()) {
             versions.add(CniVersion.parse(element.asString(), element.path()));
         }
         this.cniVersions = List.copyOf(versions);
         this.cniVersion = effectiveVersion(versionNode.isPresent(), declaredCniVersion, cniVersions,
-                node.field("cniVersions").isPresent());
+                versionsNode.isPresent());
         this.disableCheck = flag(node, "disableCheck");
         this.disableGC = flag(node, "disableGC");
         this.loadOnlyInlinedPlugins = flag(node, "loadOnlyInlinedPlugins");
-        Optional<ConfigNode> pluginsNode = node.field("plugins");
+        Optional<ConfigNode> pluginsNode = node.member("plugins");
         List<PluginConfig> list = new ArrayList<>();
         if (pluginsNode.isEmpty()) {
             if (loadOnlyInlinedPlugins) {
@@ -95,7 +97,7 @@ public final class NetworkConfigList {
     }
 
     private static boolean flag(ConfigNode node, String key) throws CniException {
-        Optional<ConfigNode> field = node.field(key);
+        Optional<ConfigNode> field = node.member(key);
         if (field.isEmpty()) {
             return false;
         }
@@ -131,7 +133,7 @@ public final class NetworkConfigList {
      * keeps its own {@code name} and {@code cniVersion} keys.
      */
     public static NetworkConfigList fromConf(PluginConfig conf) throws CniException {
-        String version = conf.json().members().get("cniVersion") instanceof JsonString v ? v.value() : "";
+        String version = conf.json().field("cniVersion").orElse(Json.NULL) instanceof JsonString v ? v.value() : "";
         JsonObject list = JsonObject.of("cniVersion", Json.of(version), "name", Json.of(conf.name()), "plugins",
                 Json.array(conf.json()));
         return new NetworkConfigList(list, null);

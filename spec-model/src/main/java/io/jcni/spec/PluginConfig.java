@@ -130,9 +130,9 @@ public final class PluginConfig {
         return cniVersion;
     }
 
-    /** True if the object has a {@code cniVersion} key. */
+    /** True if the object has a non-null {@code cniVersion} (in any case, as Go's struct decoding reads it). */
     public boolean hasCniVersion() {
-        return json.has("cniVersion") && !(json.members().get("cniVersion") instanceof JsonNull);
+        return json.hasField("cniVersion");
     }
 
     /** {@code name}, or "" when absent (plugins inside a conflist usually have none). */

@@ -48,9 +48,9 @@ class JsonCodecTest {
     }
 
     @Test
-    void repeatedKeyKeepsLastValueAtFirstPositionLikeGo() throws CniException {
+    void repeatedKeyKeepsLastValueAtLastPositionLikeGo() throws CniException {
         JsonObject object = (JsonObject) Json.parse("{\"type\":\"bridge\",\"x\":1,\"type\":\"ptp\"}");
-        assertThat(object.keys()).containsExactly("type", "x");
+        assertThat(object.keys()).containsExactly("x", "type");
         assertThat(object.get("type")).contains(Json.of("ptp"));
     }
 

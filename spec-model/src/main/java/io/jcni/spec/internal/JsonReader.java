@@ -114,7 +114,9 @@ final class JsonReader {
             }
             pos++;
             pathKeys[depth + 1] = key;
-            members.put(key, value(depth + 1));
+            Json value = value(depth + 1);
+            members.remove(key); // a repeated key: the last value, at the last position (JsonObject)
+            members.put(key, value);
             skipWhitespace();
             if (pos < end && in[pos] == ',') {
                 pos++;

@@ -115,7 +115,7 @@ public final class ResultCache {
         JsonObject v1 = v1Document(bytes);
         CniResult result;
         if (v1 != null) {
-            Json raw = v1.get("result").orElse(Json.NULL);
+            Json raw = v1.field("result").orElse(Json.NULL);
             if (!(raw instanceof JsonObject object)) {
                 throw new CniException(CniError.DECODING_FAILURE,
                         "cached network \"" + network + "\" entry has no result");
@@ -145,7 +145,7 @@ public final class ResultCache {
             throw new CniException(CniError.DECODING_FAILURE,
                     "failed to unmarshal cached network \"" + network + "\" config: " + e.getMessage());
         }
-        String kind = json instanceof JsonObject o && o.get("kind").orElse(Json.NULL) instanceof JsonString k
+        String kind = json instanceof JsonObject o && o.field("kind").orElse(Json.NULL) instanceof JsonString k
                 ? k.value() : "";
         if (!kind.equals(KIND)) {
             throw new CniException(CniError.DECODING_FAILURE,
@@ -232,7 +232,7 @@ public final class ResultCache {
     private static JsonObject v1Document(byte[] bytes) {
         try {
             if (CniJson.parse(bytes) instanceof JsonObject object
-                    && object.get("kind").orElse(Json.NULL) instanceof JsonString kind && kind.value().equals(KIND)) {
+                    && object.field("kind").orElse(Json.NULL) instanceof JsonString kind && kind.value().equals(KIND)) {
                 return object;
             }
         } catch (CniException e) {
@@ -252,7 +252,7 @@ public final class ResultCache {
 
     /** A result in its own version; an unknown version gets libcni's {@code unsupported CNI result version "9.9.9"}. */
     private static CniResult decodeResult(JsonObject json) throws CniException {
-        if (json.get("cniVersion").orElse(Json.NULL) instanceof JsonString text && !text.value().isEmpty()) {
+        if (json.field("cniVersion").orElse(Json.NULL) instanceof JsonString text && !text.value().isEmpty()) {
             CniVersion version = CniVersion.parse(text.value(), "result.cniVersion");
             if (!version.isSupported()) {
                 throw new CniException(CniError.INCOMPATIBLE_CNI_VERSION,

@@ -80,9 +80,12 @@ public final class PluginOutput {
             throw PluginFailure.engine(CniError.DECODING_FAILURE,
                     "failed to unmarshal raw result: expected a JSON object, got " + json.typeName());
         }
+        // libcni looks cniVersion up in a map (exact key) and, when it is missing or empty, sets it to the
+        // configuration's before decoding the result struct, where that key then wins over any "CNIVersion".
         boolean declared = object.get("cniVersion").orElse(Json.NULL) instanceof JsonString v && !v.value().isEmpty();
+        JsonObject document = declared ? object : object.with("cniVersion", Json.of(configVersion.toString()));
         try {
-            return CniJson.decodeResult(object, declared ? null : configVersion, warnings);
+            return CniJson.decodeResult(document, declared ? null : configVersion, warnings);
         } catch (CniException e) {
             throw new PluginFailure(e.error(), false, null, e);
         }

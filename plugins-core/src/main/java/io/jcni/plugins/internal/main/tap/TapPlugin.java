@@ -98,18 +98,14 @@ public final class TapPlugin implements MainPlugin {
                     bridge, request.config().dns());
         }
 
-        /** Go matches {@code selinuxContext} in any case; a non-empty one is refused (see the class comment). */
+        /** A non-empty {@code selinuxContext} is refused (see the class comment). */
         private static void refuseSelinuxContext(ConfigNode root) throws CniException {
-            for (Map.Entry<String, ConfigNode> entry : root.entries()) {
-                if (!entry.getKey().equalsIgnoreCase("selinuxContext") || entry.getValue().isNull()) {
-                    continue;
-                }
-                if (!entry.getValue().asString().isEmpty()) {
-                    throw new CniException(CniError.UNSUPPORTED_FIELD, entry.getKey() + ": not supported by jcni's tap",
-                            "Go's tap labels the device by running ip under that SELinux context; jcni runs no tools "
-                                    + "and cannot label the device from its own process. Leave it out, or use Go's tap"
-                                    + " for this network");
-                }
+            Optional<ConfigNode> context = root.field("selinuxContext");
+            if (context.isPresent() && !context.get().asString().isEmpty()) {
+                throw new CniException(CniError.UNSUPPORTED_FIELD, context.get().path()
+                        + ": not supported by jcni's tap", "Go's tap labels the device by running ip under that"
+                        + " SELinux context; jcni runs no tools and cannot label the device from its own process."
+                        + " Leave it out, or use Go's tap for this network");
             }
         }
 

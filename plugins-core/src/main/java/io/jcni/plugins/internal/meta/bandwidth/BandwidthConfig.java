@@ -59,6 +59,9 @@ record BandwidthConfig(Shaping ingress, Shaping egress) {
                 : Optional.<ConfigNode>empty();
         if (capability.isPresent()) {
             refuseSubnetLists(capability.get());
+            for (String key : new String[] {"ingressRate", "ingressBurst", "egressRate", "egressBurst"}) {
+                bits(capability.get(), key); // decoded as Go decodes it, whichever source wins: a bad value is code 6
+            }
         }
         ConfigNode source;
         if (hasTopLevelKey(root)) {

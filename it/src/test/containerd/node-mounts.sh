@@ -22,6 +22,8 @@ set -eu
 dir=$1
 shift
 
+# (the /sys there may be this network namespace's sysfs already, under `ip netns exec`: mounting it again would fail)
+umount -l /sys
 mount -t sysfs sysfs /sys
 awk '$5 ~ /^\/sys\/fs\/cgroup(\/|$)/ { i = 7; while ($i != "-") i++; print $(i + 1), $5, $(i + 3) }' /proc/1/mountinfo |
   while read -r type point options; do

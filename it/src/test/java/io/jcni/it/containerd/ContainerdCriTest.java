@@ -75,7 +75,7 @@ class ContainerdCriTest {
             InetAddress podIp = IpText.parseAddress(ip, "pod ip");
             Path nodeNetns = node.host.netns().path();
             Path clientNetns = node.client.path();
-            assertThat(Node.httpGet(nodeNetns, podIp, 80)).as("node -> pod").endsWith(Node.PAGE);
+            assertThat(Node.awaitPage(nodeNetns, podIp, 80)).as("node -> pod").endsWith(Node.PAGE);
             // TCP 18080 -> 80 on every node address, TCP 18081 -> 80 on NODE_B only
             assertThat(Node.httpGet(clientNetns, Node.NODE_A, 18080)).as("client -> hostPort 18080").endsWith(Node.PAGE);
             assertThat(Node.httpGet(nodeNetns, Node.NODE_A, 18080)).as("node -> its own hostPort").endsWith(Node.PAGE);

@@ -44,7 +44,7 @@ class ContainerdCtrRunTest {
             assertThat(node.reservations()).containsExactly(ip);
             assertThat(node.cacheEntries()).containsExactly("containerd-net-default-web-eth0");
             assertThat(node.links("veth")).hasSize(1);
-            assertThat(Node.httpGet(node.host.netns().path(), IpText.parseAddress(ip, "address"), 80))
+            assertThat(Node.awaitPage(node.host.netns().path(), IpText.parseAddress(ip, "address"), 80))
                     .as("node -> container").endsWith(Node.PAGE);
             ContainerdCriTest.assertPluginsRan(node, run.output(), "ADD", CTR_TYPES);
 

@@ -186,6 +186,19 @@ final class Node implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #httpGet} until the page comes, at most 20 s: the first request to a web server just started (a started
+     * container's process may not listen yet). What came last.
+     */
+    static String awaitPage(Path from, InetAddress address, int port) {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        String got;
+        while (!(got = httpGet(from, address, port)).endsWith(PAGE) && System.nanoTime() < deadline) {
+            sleep(100);
+        }
+        return got;
+    }
+
     /** What the image's web server answers with (busybox-image.sh's index.html). */
     static final String PAGE = "hello from a jcni containerd test\n";
 

@@ -44,6 +44,8 @@ final class Node implements AutoCloseable {
     /** The node's pod CIDR, sent with UpdateRuntimeConfig (containerd's example network's). */
     static final String POD_CIDR = "10.88.0.0/16";
     static final String GATEWAY = "10.88.0.1";
+    /** What the image's web server answers with (busybox-image.sh's index.html). */
+    static final String PAGE = "hello from a jcni containerd test\n";
 
     final Side side;
     final TestHost host;
@@ -198,9 +200,6 @@ final class Node implements AutoCloseable {
         }
         return got;
     }
-
-    /** What the image's web server answers with (busybox-image.sh's index.html). */
-    static final String PAGE = "hello from a jcni containerd test\n";
 
     @Override
     public void close() {

@@ -1,12 +1,14 @@
 package io.jcni.it.support;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -190,8 +192,7 @@ public final class Containerd implements AutoCloseable {
             }
             for (Path file : files) {
                 // A copy, as a node installs plugins (cp dist/cni/bin/* /opt/cni/bin): jcni's clients work as copies.
-                Files.copy(file, binDir.resolve(file.getFileName().toString()),
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(file, binDir.resolve(file.getFileName().toString()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
     }
@@ -200,7 +201,7 @@ public final class Containerd implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(inNode(List.of("containerd", "--config",
                 dir.resolve("config.toml").toString()))).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("containerd.log").toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().putAll(env);
         containerd = builder.start();
         long deadline = System.nanoTime() + START.toNanos();
@@ -238,7 +239,7 @@ public final class Containerd implements AutoCloseable {
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(inNode(command)).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().putAll(env);
         try {
             Process process = builder.start();
@@ -312,7 +313,7 @@ public final class Containerd implements AutoCloseable {
             containerd.destroy();
             waitFor(containerd, Duration.ofSeconds(20));
         }
-        List<Long> left = List.of();
+        List<Long> left;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         do {
             left = ours();

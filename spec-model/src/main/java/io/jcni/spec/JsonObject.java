@@ -143,8 +143,12 @@ public final class JsonObject implements Json {
      * ones included); the same object if there is none.
      */
     public JsonObject withoutField(String name) {
-        LinkedHashMap<String, Json> copy = new LinkedHashMap<>(members);
-        copy.keySet().removeIf(key -> GoFieldMatch.matches(key, name));
+        LinkedHashMap<String, Json> copy = new LinkedHashMap<>();
+        for (Map.Entry<String, Json> member : members.entrySet()) {
+            if (!GoFieldMatch.matches(member.getKey(), name)) {
+                copy.put(member.getKey(), member.getValue());
+            }
+        }
         return copy.size() == members.size() ? this : new JsonObject(copy);
     }
 

@@ -1,0 +1,302 @@
+package io.jcni.it.teardown;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.Attachment;
+import io.jcni.it.support.Conflists;
+import io.jcni.it.support.HostLocalFiles;
+import io.jcni.it.support.Json;
+import io.jcni.it.support.LibcniDriver;
+import io.jcni.it.support.Locations;
+import io.jcni.it.support.Names;
+import io.jcni.it.support.ProcessResult;
+import io.jcni.it.support.TestHost;
+import io.jcni.it.support.TestNetns;
+import io.jcni.netlink.NetNs;
+import io.jcni.runtime.CniRuntime;
+import io.jcni.runtime.RuntimeConf;
+import io.jcni.spec.CniArgs;
+import io.jcni.spec.CniJson;
+import io.jcni.spec.JsonObject;
+import io.jcni.spec.NetworkConfigList;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 22, item 5: containerd's go-cni removes a sandbox whose network namespace is gone with {@code CNI_NETNS=""},
+ * and every plugin's DEL must still remove what the attachment made on the node. Each test stands a node up
+ * ({@link TestHost}), attaches a container with a real namespace, deletes that namespace as containerd does when the
+ * sandbox is gone ({@code ip netns del}), then runs DEL with {@code CNI_NETNS=""} and reads the node back
+ * ({@link NodeState}: links, addresses, routes of every table, the nftables ruleset with iptables-nft's tables, qdiscs,
+ * the files of host-local, tuning and the runtime's cache).
+ *
+ * <p>The same scenario runs with Debian's Go plugins (1.1.1, {@code /usr/lib/cni}) as the control, and what they leave
+ * is asserted as it is: Go's bridge returns from DEL before its masquerade teardown when {@code CNI_NETNS} is empty
+ * (containernetworking/plugins#810; its macspoofchk chains are left the same way), and Go's tuning cannot restore,
+ * and so keeps its backup file. With a namespace that a process still holds after its file was removed, Go's bridge
+ * and ptp also leave the host end of the veth pair (and ptp its host route to an address IPAM has released).
+ * jcni leaves nothing of the attachment, through Go libcni, jcni's runtime and the {@code jcni} CLI alike, and in
+ * both runs of the suite (JVM launchers, plugin service).
+ */
+class DelWithoutNetnsTest {
+    static final String TAG = "nons";
+    static final String NETWORK = "jcni-nons";
+    static final String PORTS = "{\"portMappings\":[{\"hostPort\":18080,\"containerPort\":80,\"protocol\":\"tcp\"}]}";
+
+    @TempDir
+    Path tmp;
+
+    @AutoClose
+    TestHost host;
+
+    /** Who drives the attachment: Go libcni with jcni's plugins, jcni's runtime, the jcni CLI, or Go's plugins. */
+    enum Driver {
+        GO_LIBCNI, JCNI_RUNTIME, JCNI_CLI, GO_PLUGINS_CONTROL;
+
+        boolean jcniPlugins() {
+            return this != GO_PLUGINS_CONTROL;
+        }
+    }
+
+    /** One node with one runtime on it: ADD with a namespace, DEL without, as the driver does them. */
+    final class Node {
+        final Driver driver;
+        final Path dir;
+        final Path conf;
+        final NetworkConfigList list;
+        final CniRuntime runtime;
+        final LibcniDriver libcni;
+
+        /** A fresh node (the test's {@link #host}) whose files go to {@link #dir(Driver, String)}. */
+        Node(Driver driver, String scenario, String conflist) throws Exception {
+            Peers.require(driver.jcniPlugins());
+            this.driver = driver;
+            this.dir = Files.createDirectories(dir(driver, scenario));
+            host = TestHost.create(TAG);
+            this.conf = Files.writeString(Files.createDirectories(dir.resolve("net.d")).resolve("net.conflist"),
+                    conflist);
+            this.list = CniJson.decodeNetworkConfigList(conflist.getBytes(StandardCharsets.UTF_8));
+            List<Path> cniPath = driver.jcniPlugins() ? List.of(Locations.distCniBin())
+                    : List.of(Locations.referencePlugins());
+            this.libcni = host.libcni(cniPath, cache());
+            this.runtime = driver == Driver.JCNI_RUNTIME ? CniRuntime.create(CniRuntime.Options.of(
+                    host.runtimeCniPath(dir.resolve("host-bin"), cniPath)).withCacheDir(cache())) : null;
+        }
+
+        Path cache() {
+            return dir.resolve("cache");
+        }
+
+        Path ipam() {
+            return dir.resolve("ipam");
+        }
+
+        Path tuning() {
+            return dir.resolve("tuning");
+        }
+
+        NodeState state() {
+            return NodeState.read(host, ipam(), tuning(), cache());
+        }
+
+        JsonNode add(TestNetns netns, Attachment a) {
+            return switch (driver) {
+                case GO_LIBCNI, GO_PLUGINS_CONTROL -> libcni.add(conf, netns.path(), a).answer();
+                case JCNI_RUNTIME -> Json.parse(new String(CniJson.encode(runtime.addNetworkList(list,
+                        runtimeConf(a, netns.path().toString()))), StandardCharsets.UTF_8));
+                case JCNI_CLI -> Json.parse(cli(a, "add", netns.path().toString()).requireSuccess().stdout());
+            };
+        }
+
+        /** DEL with {@code CNI_NETNS=""}; fails the test unless it succeeded. */
+        void delWithoutNetns(Attachment a) {
+            switch (driver) {
+                case GO_LIBCNI, GO_PLUGINS_CONTROL -> {
+                    assertThat(libcni.delWithoutNetns(conf, a).answer()).as("%s DEL", driver).isEmpty();
+                }
+                case JCNI_RUNTIME -> runtime.delNetworkList(list, runtimeConf(a, ""));
+                case JCNI_CLI -> cli(a, "del", "").requireSuccess();
+            }
+        }
+
+        private RuntimeConf runtimeConf(Attachment a, String netns) {
+            JsonObject caps = a.capabilityArgs() == null ? JsonObject.EMPTY
+                    : (JsonObject) io.jcni.spec.Json.parse(a.capabilityArgs());
+            return new RuntimeConf(a.containerId(), netns, a.ifName(), CniArgs.empty(), caps);
+        }
+
+        /** {@code jcni --container-id ID --ifname IF --cache-dir C VERB NETWORK NETNS} in the node. */
+        private ProcessResult cli(Attachment a, String verb, String netns) {
+            Map<String, String> env = a.capabilityArgs() == null ? Map.of() : Map.of("CAP_ARGS", a.capabilityArgs());
+            return host.run(List.of(Locations.distJcni().toString(), "--container-id", a.containerId(), "--ifname",
+                    a.ifName(), "--cache-dir", cache().toString(), "--conf-dir", conf.getParent().toString(),
+                    "--cni-path", Locations.distCniBin().toString(), verb, NETWORK, netns), env, null,
+                    Duration.ofSeconds(60));
+        }
+    }
+
+    Path dir(Driver driver, String scenario) {
+        return tmp.resolve(driver.name().toLowerCase() + "-" + scenario);
+    }
+
+    /** bridge (gateway, ipMasq, macspoofchk), portmap, bandwidth (both ways), firewall, tuning: dual-stack. */
+    String chain(Path ipam, Path tuning, String bridge) {
+        String hostLocal = Conflists.hostLocal(ipam, List.of("10.231.7.0/24", "fd31:7::/64"));
+        return Conflists.list("1.0.0", NETWORK,
+                Conflists.bridge(bridge, ",\"isGateway\":true,\"ipMasq\":true,\"macspoofchk\":true", hostLocal),
+                "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}",
+                "{\"type\":\"bandwidth\",\"ingressRate\":8000000,\"ingressBurst\":80000,\"egressRate\":8000000,"
+                        + "\"egressBurst\":80000}",
+                "{\"type\":\"firewall\"}",
+                "{\"type\":\"tuning\",\"mtu\":1400,\"dataDir\":\"" + tuning + "\","
+                        + "\"sysctl\":{\"net.ipv4.conf.eth0.arp_filter\":\"1\"}}");
+    }
+
+    /** The host ends (veth) and ifb devices a result names. */
+    static List<String> hostLinks(JsonNode result) {
+        return result.path("interfaces").valueStream().filter(i -> i.path("sandbox").asText().isEmpty())
+                .map(i -> i.path("name").asText()).filter(n -> n.startsWith("veth") || n.startsWith("bwp")).toList();
+    }
+
+    /** Waits until the kernel has destroyed the namespace's veth pair (it does so asynchronously). */
+    void awaitGone(String link) throws InterruptedException {
+        for (int i = 0; i < 250 && host.kernel().link(link).isPresent(); i++) {
+            Thread.sleep(20);
+        }
+        assertThat(host.kernel().link(link)).as("%s after its namespace was deleted", link).isEmpty();
+    }
+
+    /**
+     * The chain of the brief, container B attached beside container A (so the network's shared state, the bridge, the
+     * tables, the gateway, exists before and after): B's namespace deleted, DEL with {@code CNI_NETNS=""}. What the
+     * node holds afterwards, compared with what it held before B's ADD.
+     *
+     * @return what was added since and left (removed: asserted empty here, A is untouched)
+     */
+    List<String> chainLeftovers(Driver driver) throws Exception {
+        String bridge = Names.link(TAG);
+        Path dir = dir(driver, "chain");
+        Node node = new Node(driver, "chain", chain(dir.resolve("ipam"), dir.resolve("tuning"), bridge));
+        Attachment a = Attachment.of("nons-a", "eth0").withCapabilityArgs(PORTS.replace("18080", "18081"));
+        Attachment b = Attachment.of("nons-b", "eth0").withCapabilityArgs(PORTS);
+        node.add(host.container(), a);
+        NodeState before = node.state();
+
+        TestNetns sandbox = host.container();
+        JsonNode result = node.add(sandbox, b);
+        List<String> made = hostLinks(result);
+        assertThat(made).as("B's host end and ifb in " + result).hasSize(2);
+        assertThat(node.state().lines()).as("B's reservation, tuning backup, cache entry")
+                .anyMatch(l -> l.startsWith("file " + node.tuning()))
+                .anyMatch(l -> l.startsWith("file " + node.cache()) && l.contains("nons-b"))
+                .anyMatch(l -> l.startsWith("file " + node.ipam()) && l.endsWith("10.231.7.3"));
+
+        sandbox.close();
+        awaitGone(made.getFirst());
+        node.delWithoutNetns(b);
+        node.delWithoutNetns(b); // DEL repeated is DEL once: the cache entry is gone, the plugins find nothing
+        NodeState after = node.state();
+
+        assertThat(before.removedIn(after)).as("%s: what DEL of B took from the network or from A", driver).isEmpty();
+        return before.addedIn(after);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Driver.class, names = {"GO_LIBCNI", "JCNI_RUNTIME", "JCNI_CLI"})
+    void theWholeChainLeavesNothingOfTheAttachment(Driver driver) throws Exception {
+        assertThat(chainLeftovers(driver)).as("what B left on the node").isEmpty();
+    }
+
+    @Test
+    void goPluginsLeaveTheirMasqueradeSpoofCheckAndTuningBackupInTheSameScenario() throws Exception {
+        List<String> left = chainLeftovers(Driver.GO_PLUGINS_CONTROL);
+
+        assertThat(left).as("Go's bridge: masquerade chain and jump, IPv4 and IPv6 (plugins#810)")
+                .anyMatch(l -> l.startsWith("nft ip nat POSTROUTING: ip saddr 10.231.7.3 ") && l.contains("jump CNI-"))
+                .anyMatch(l -> l.startsWith("nft ip6 nat POSTROUTING: ip6 saddr fd31:7::3 ") && l.contains("jump CNI-"))
+                .anyMatch(l -> l.startsWith("nft ip nat CNI-") && l.contains("masquerade"));
+        assertThat(left).as("Go's bridge: the spoof check's chains and the jump to them")
+                .anyMatch(l -> l.equals("nft bridge nat chain cni-br-iface-nons-b-eth0"))
+                .anyMatch(l -> l.startsWith("nft bridge nat PREROUTING: ") && l.contains("macspoofchk-nons-b-eth0"));
+        assertThat(left).as("Go's tuning: the backup it could not restore")
+                .anyMatch(l -> l.startsWith("file " + dir(Driver.GO_PLUGINS_CONTROL, "chain").resolve("tuning")));
+        assertThat(left).as("nothing else than rules and that file")
+                .allMatch(l -> l.startsWith("nft ") || l.startsWith("file "));
+    }
+
+    // ---- a namespace that lives on after its file is gone ------------------------------------------------------
+
+    /**
+     * bridge or ptp with ipMasq and bandwidth's ingress qdisc on the host end: B's namespace file is removed while a
+     * descriptor still holds the namespace, so the veth pair survives; DEL with {@code CNI_NETNS=""}.
+     *
+     * @return what the node holds that it did not before B's ADD
+     */
+    List<String> heldNamespaceLeftovers(Driver driver, String type) throws Exception {
+        String ipam = Conflists.hostLocal(dir(driver, type).resolve("ipam"), List.of("10.231.8.0/24"));
+        String first = type.equals("bridge")
+                ? Conflists.bridge(Names.link(TAG), ",\"isGateway\":true,\"ipMasq\":true", ipam)
+                : "{\"type\":\"ptp\",\"ipMasq\":true,\"ipam\":" + ipam + "}";
+        Node node = new Node(driver, type, Conflists.list("1.0.0", NETWORK, first,
+                "{\"type\":\"bandwidth\",\"ingressRate\":8000000,\"ingressBurst\":80000}"));
+        Attachment a = Attachment.of("held-a", "eth0");
+        Attachment b = Attachment.of("held-b", "eth0");
+        node.add(host.container(), a);
+        NodeState before = node.state();
+
+        TestNetns sandbox = host.container();
+        JsonNode result = node.add(sandbox, b);
+        String hostEnd = hostLinks(result).getFirst();
+        try (NetNs held = NetNs.open(sandbox.path())) {
+            sandbox.close();
+            assertThat(host.kernel().link(hostEnd)).as("held, the pair survives its file").isPresent();
+            node.delWithoutNetns(b);
+            NodeState after = node.state();
+            assertThat(before.removedIn(after)).as("what DEL of B took from A").isEmpty();
+            assertThat(held.fd()).isPositive();
+            return before.addedIn(after);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Driver.class, names = {"GO_LIBCNI", "JCNI_RUNTIME"})
+    void bridgeDeletesTheHostEndOfANamespaceThatLivesOn(Driver driver) throws Exception {
+        assertThat(heldNamespaceLeftovers(driver, "bridge")).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Driver.class, names = {"GO_LIBCNI", "JCNI_RUNTIME"})
+    void ptpDeletesTheHostEndAndItsRouteToAnAddressIpamReleased(Driver driver) throws Exception {
+        assertThat(heldNamespaceLeftovers(driver, "ptp")).isEmpty();
+    }
+
+    @Test
+    void goBridgeAndPtpLeaveTheHostEndOfANamespaceThatLivesOn() throws Exception {
+        List<String> bridge = heldNamespaceLeftovers(Driver.GO_PLUGINS_CONTROL, "bridge");
+        assertThat(bridge).as("Go's bridge: the port, its qdisc, its masquerade")
+                .anyMatch(l -> l.matches("link veth[0-9a-f]{8} kind=veth master=jcni-nons-.*"))
+                .anyMatch(l -> l.matches("qdisc dev veth[0-9a-f]{8} tbf .*"))
+                .anyMatch(l -> l.startsWith("nft ip nat POSTROUTING: ip saddr 10.231.8.3 "));
+        host.close();
+
+        List<String> ptp = heldNamespaceLeftovers(Driver.GO_PLUGINS_CONTROL, "ptp");
+        assertThat(ptp).as("Go's ptp: the host end, its gateway address and the host route to 10.231.8.3, which"
+                        + " host-local has released")
+                .anyMatch(l -> l.matches("link veth[0-9a-f]{8} kind=veth master=null"))
+                .anyMatch(l -> l.startsWith("route 10.231.8.3 dev veth"))
+                .noneMatch(l -> l.endsWith("/10.231.8.3"));
+        assertThat(HostLocalFiles.reservations(dir(Driver.GO_PLUGINS_CONTROL, "ptp").resolve("ipam"), NETWORK))
+                .containsExactly("10.231.8.2");
+    }
+
+}

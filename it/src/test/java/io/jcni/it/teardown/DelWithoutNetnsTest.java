@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
+import io.jcni.it.support.CniExec;
 import io.jcni.it.support.Conflists;
+import io.jcni.it.support.EtcdCluster;
 import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.Json;
 import io.jcni.it.support.LibcniDriver;
@@ -299,4 +301,67 @@ class DelWithoutNetnsTest {
                 .containsExactly("10.231.8.2");
     }
 
+
+    // ---- plugins whose only node-side state is IPAM's ------------------------------------------------------------
+
+    /**
+     * macvlan (the container's link is destroyed with its namespace; what stays on the node is host-local's
+     * reservation): released by DEL with {@code CNI_NETNS=""}, by jcni's plugin as by Go's.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Driver.class, names = {"GO_LIBCNI", "GO_PLUGINS_CONTROL"})
+    void macvlanReleasesItsAddress(Driver driver) throws Exception {
+        Path ipam = dir(driver, "macvlan").resolve("ipam");
+        Node node = new Node(driver, "macvlan", Conflists.list("1.0.0", NETWORK, "{\"type\":\"macvlan\","
+                + "\"master\":\"mvm0\",\"ipam\":" + Conflists.hostLocal(ipam, List.of("10.231.9.0/24")) + "}"));
+        host.exec("ip", "link", "add", "mvm0", "type", "veth", "peer", "name", "mvm1").requireSuccess();
+        host.exec("ip", "link", "set", "mvm0", "up").requireSuccess();
+        Attachment a = Attachment.of("mv-b", "net1");
+        NodeState before = node.state();
+
+        TestNetns sandbox = host.container();
+        node.add(sandbox, a);
+        assertThat(HostLocalFiles.reservations(ipam, NETWORK)).containsExactly("10.231.9.2");
+        sandbox.close();
+        node.delWithoutNetns(a);
+
+        assertThat(HostLocalFiles.reservations(ipam, NETWORK)).isEmpty();
+        NodeState after = node.state();
+        assertThat(before.addedIn(after)).as("left by %s", driver)
+                .allMatch(l -> l.startsWith("file " + ipam)).noneMatch(l -> l.endsWith("10.231.9.2"));
+        assertThat(before.removedIn(after)).isEmpty();
+    }
+
+    /**
+     * cluster-ipam's reservation lives in etcd: the owner key and the address key of the attachment go with a DEL
+     * that has no {@code CNI_NETNS} (the plugin is exec'd as an interface plugin delegates to it; etcd listens on
+     * this machine's loopback, so no test host).
+     */
+    @Test
+    void clusterIpamDeletesTheAttachmentsKeysInEtcd() throws Exception {
+        Peers.require(true);
+        assertThat(Files.isExecutable(Path.of("/usr/bin/etcd"))).as("etcd (scripts/setup installs etcd-server)")
+                .isTrue();
+        try (EtcdCluster etcd = EtcdCluster.start(tmp.resolve("etcd"), 1)) {
+            String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"" + NETWORK + "\",\"type\":\"bridge\",\"ipam\":{"
+                    + "\"type\":\"cluster-ipam\",\"subnet\":\"10.231.10.0/24\",\"etcd\":{\"endpoints\":["
+                    + etcd.endpointsJson() + "]}}}";
+            CniExec ipam = CniExec.of(Locations.distPlugin("cluster-ipam"), List.of(Locations.distCniBin()))
+                    .withEnv("JCNI_NODE_NAME", "node-1");
+            String prefix = "/jcni/ipam/" + NETWORK;
+            try (TestNetns sandbox = TestNetns.create(TAG)) {
+                JsonNode result = ipam.add(conf, sandbox.path(), "cl-b", "eth0").result();
+                assertThat(result.path("ips").get(0).path("address").asText()).startsWith("10.231.10.");
+            }
+            assertThat(etcd.keys(prefix + "/owner/")).containsExactly(prefix + "/owner/node-1/cl-b/eth0");
+            assertThat(etcd.keys(prefix + "/ip/")).hasSize(1);
+
+            CniExec.Outcome del = ipam.del(conf, null, "cl-b", "eth0");
+            assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+
+            assertThat(etcd.keys(prefix + "/owner/")).isEmpty();
+            assertThat(etcd.keys(prefix + "/ip/")).isEmpty();
+            assertThat(etcd.entries(prefix + "/")).noneMatch(e -> e.contains("cl-b"));
+        }
+    }
 }

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 22, item 5: containerd's go-cni removes a sandbox whose network namespace is gone with {@code CNI_NETNS=""},
@@ -131,6 +132,12 @@ class DelWithoutNetnsTest {
             }
         }
 
+        /** DEL with {@code CNI_NETNS} naming the namespace's path, deleted since (Go libcni only). */
+        void delAtGonePath(Attachment a, Path netns) {
+            assertThat(Files.exists(netns)).as(netns.toString()).isFalse();
+            assertThat(libcni.del(conf, netns, a).answer()).as("%s DEL", driver).isEmpty();
+        }
+
         private RuntimeConf runtimeConf(Attachment a, String netns) {
             JsonObject caps = a.capabilityArgs() == null ? JsonObject.EMPTY
                     : (JsonObject) io.jcni.spec.Json.parse(a.capabilityArgs());
@@ -186,6 +193,11 @@ class DelWithoutNetnsTest {
      * @return what was added since and left (removed: asserted empty here, A is untouched)
      */
     List<String> chainLeftovers(Driver driver) throws Exception {
+        return chainLeftovers(driver, false);
+    }
+
+    /** As {@link #chainLeftovers(Driver)}; with {@code atGonePath}, DEL names the deleted namespace's path instead. */
+    List<String> chainLeftovers(Driver driver, boolean atGonePath) throws Exception {
         String bridge = Names.link(TAG);
         Path dir = dir(driver, "chain");
         Node node = new Node(driver, "chain", chain(dir.resolve("ipam"), dir.resolve("tuning"), bridge));
@@ -205,8 +217,13 @@ class DelWithoutNetnsTest {
 
         sandbox.close();
         awaitGone(made.getFirst());
-        node.delWithoutNetns(b);
-        node.delWithoutNetns(b); // DEL repeated is DEL once: the cache entry is gone, the plugins find nothing
+        if (atGonePath) {
+            node.delAtGonePath(b, sandbox.path());
+            node.delAtGonePath(b, sandbox.path());
+        } else {
+            node.delWithoutNetns(b);
+            node.delWithoutNetns(b); // DEL repeated is DEL once: the cache entry is gone, the plugins find nothing
+        }
         NodeState after = node.state();
 
         assertThat(before.removedIn(after)).as("%s: what DEL of B took from the network or from A", driver).isEmpty();
@@ -219,9 +236,18 @@ class DelWithoutNetnsTest {
         assertThat(chainLeftovers(driver)).as("what B left on the node").isEmpty();
     }
 
+    /** The same chain when {@code CNI_NETNS} names the path of the deleted namespace (a runtime that keeps it). */
     @Test
-    void goPluginsLeaveTheirMasqueradeSpoofCheckAndTuningBackupInTheSameScenario() throws Exception {
-        List<String> left = chainLeftovers(Driver.GO_PLUGINS_CONTROL);
+    void theWholeChainLeavesNothingWhenCniNetnsNamesAGonePath() throws Exception {
+        assertThat(chainLeftovers(Driver.GO_LIBCNI, true)).as("what B left on the node").isEmpty();
+    }
+
+    /** Go's plugins leave the same with {@code CNI_NETNS} empty and naming the deleted namespace's path. */
+    @ParameterizedTest(name = "CNI_NETNS names the gone path: {0}")
+    @ValueSource(booleans = {false, true})
+    void goPluginsLeaveTheirMasqueradeSpoofCheckAndTuningBackupInTheSameScenario(boolean atGonePath)
+            throws Exception {
+        List<String> left = chainLeftovers(Driver.GO_PLUGINS_CONTROL, atGonePath);
 
         assertThat(left).as("Go's bridge: masquerade chain and jump, IPv4 and IPv6 (plugins#810)")
                 .anyMatch(l -> l.startsWith("nft ip nat POSTROUTING: ip saddr 10.231.7.3 ") && l.contains("jump CNI-"))

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
 import io.jcni.it.support.CniExec;
 import io.jcni.it.support.Conflists;
+import io.jcni.it.support.DriverOutcome;
 import io.jcni.it.support.EtcdCluster;
 import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.Json;
@@ -327,6 +328,67 @@ class DelWithoutNetnsTest {
                 .containsExactly("10.231.8.2");
     }
 
+
+    // ---- a chained plugin that works in the container only ---------------------------------------------------------
+
+    /** ptp (ipMasq, host-local), then sbr, whose work is all inside the container: B attached beside A, then gone. */
+    Node ptpThenSbr(Driver driver, Attachment a, Attachment b) throws Exception {
+        String ipam = Conflists.hostLocal(dir(driver, "sbr").resolve("ipam"), List.of("10.231.11.0/24"));
+        Node node = new Node(driver, "sbr", Conflists.list("1.0.0", NETWORK,
+                "{\"type\":\"ptp\",\"ipMasq\":true,\"ipam\":" + ipam + "}", "{\"type\":\"sbr\"}"));
+        node.add(host.container(), a);
+        return node;
+    }
+
+    /**
+     * sbr's DEL without a namespace has nothing to tidy and succeeds, so libcni goes on to ptp's DEL, which releases
+     * the address and the masquerade rule. (Go's sbr fails that DEL: see the control below.)
+     */
+    @Test
+    void sbrLetsTheChainsDelReachPtp() throws Exception {
+        Attachment a = Attachment.of("sbr-a", "eth0");
+        Attachment b = Attachment.of("sbr-b", "eth0");
+        Node node = ptpThenSbr(Driver.GO_LIBCNI, a, b);
+        NodeState before = node.state();
+        TestNetns sandbox = host.container();
+        String hostEnd = hostLinks(node.add(sandbox, b)).getFirst();
+        sandbox.close();
+        awaitGone(hostEnd);
+
+        node.delWithoutNetns(b);
+
+        NodeState after = node.state();
+        assertThat(before.addedIn(after)).isEmpty();
+        assertThat(before.removedIn(after)).isEmpty();
+    }
+
+    /**
+     * Go's sbr 1.1.1 fails DEL when {@code CNI_NETNS} is empty (it opens the namespace to lock it), and libcni stops
+     * the list's DEL there: Go's ptp never runs, so the reservation, the masquerade rules and libcni's cache entry
+     * stay, and every retry fails the same way.
+     */
+    @Test
+    void goSbrFailsTheDelAndSoLeavesPtpsState() throws Exception {
+        Attachment a = Attachment.of("sbr-a", "eth0");
+        Attachment b = Attachment.of("sbr-b", "eth0");
+        Node node = ptpThenSbr(Driver.GO_PLUGINS_CONTROL, a, b);
+        NodeState before = node.state();
+        TestNetns sandbox = host.container();
+        String hostEnd = hostLinks(node.add(sandbox, b)).getFirst();
+        sandbox.close();
+        awaitGone(hostEnd);
+
+        DriverOutcome del = node.libcni.delWithoutNetns(node.conf, b);
+
+        assertThat(del.succeeded()).isFalse();
+        assertThat(del.error()).startsWith("plugin type=\"sbr\" failed (delete): ");
+        List<String> left = before.addedIn(node.state());
+        assertThat(left).as("Go's ptp never ran: the reservation, the masquerade, libcni's cache entry")
+                .anyMatch(l -> l.startsWith("file ") && l.endsWith("/10.231.11.3"))
+                .anyMatch(l -> l.startsWith("nft ip nat POSTROUTING: ip saddr 10.231.11.3 "))
+                .anyMatch(l -> l.startsWith("file " + node.cache()) && l.contains("sbr-b"));
+        assertThat(node.libcni.delWithoutNetns(node.conf, b).succeeded()).as("a retry fails the same way").isFalse();
+    }
 
     // ---- plugins whose only node-side state is IPAM's ------------------------------------------------------------
 

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,11 +47,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  *
  * <p>The same scenario runs with Debian's Go plugins (1.1.1, {@code /usr/lib/cni}) as the control, and what they leave
  * is asserted as it is: Go's bridge returns from DEL before its masquerade teardown when {@code CNI_NETNS} is empty
- * (containernetworking/plugins#810; its macspoofchk chains are left the same way), and Go's tuning cannot restore,
- * and so keeps its backup file. With a namespace that a process still holds after its file was removed, Go's bridge
- * and ptp also leave the host end of the veth pair (and ptp its host route to an address IPAM has released).
- * jcni leaves nothing of the attachment, through Go libcni, jcni's runtime and the {@code jcni} CLI alike, and in
- * both runs of the suite (JVM launchers, plugin service).
+ * or names a namespace that is gone (containernetworking/plugins#810; its macspoofchk chains are left the same way),
+ * and Go's tuning cannot restore, and so keeps its backup file. With a namespace that a process still holds after its
+ * file was removed, Go's bridge and ptp also leave the host end of the veth pair (and ptp its host route to an address
+ * IPAM has released). Go's sbr fails the DEL, and libcni then never runs the plugins before it in the list. jcni
+ * leaves nothing of the attachment, through Go libcni, jcni's runtime and the {@code jcni} CLI alike, and in both runs
+ * of the suite (JVM launchers, plugin service).
  */
 class DelWithoutNetnsTest {
     static final String TAG = "nons";
@@ -393,18 +395,20 @@ class DelWithoutNetnsTest {
     // ---- plugins whose only node-side state is IPAM's ------------------------------------------------------------
 
     /**
-     * macvlan (the container's link is destroyed with its namespace; what stays on the node is host-local's
-     * reservation): released by DEL with {@code CNI_NETNS=""}, by jcni's plugin as by Go's.
+     * macvlan and tap (the container's link is destroyed with its namespace; what stays on the node is host-local's
+     * reservation): released by DEL with {@code CNI_NETNS=""}, by jcni's plugins as by Go's macvlan (Go 1.1.1 has no
+     * tap).
      */
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Driver.class, names = {"GO_LIBCNI", "GO_PLUGINS_CONTROL"})
-    void macvlanReleasesItsAddress(Driver driver) throws Exception {
-        Path ipam = dir(driver, "macvlan").resolve("ipam");
-        Node node = new Node(driver, "macvlan", Conflists.list("1.0.0", NETWORK, "{\"type\":\"macvlan\","
-                + "\"master\":\"mvm0\",\"ipam\":" + Conflists.hostLocal(ipam, List.of("10.231.9.0/24")) + "}"));
+    @ParameterizedTest(name = "{0} by {1}")
+    @CsvSource({"macvlan, GO_LIBCNI", "macvlan, GO_PLUGINS_CONTROL", "tap, GO_LIBCNI"})
+    void linkPluginsReleaseTheirAddress(String type, Driver driver) throws Exception {
+        Path ipam = dir(driver, type).resolve("ipam");
+        String master = type.equals("macvlan") ? ",\"master\":\"mvm0\"" : "";
+        Node node = new Node(driver, type, Conflists.list("1.0.0", NETWORK, "{\"type\":\"" + type + "\"" + master
+                + ",\"ipam\":" + Conflists.hostLocal(ipam, List.of("10.231.9.0/24")) + "}"));
         host.exec("ip", "link", "add", "mvm0", "type", "veth", "peer", "name", "mvm1").requireSuccess();
         host.exec("ip", "link", "set", "mvm0", "up").requireSuccess();
-        Attachment a = Attachment.of("mv-b", "net1");
+        Attachment a = Attachment.of("link-b", "net1");
         NodeState before = node.state();
 
         TestNetns sandbox = host.container();

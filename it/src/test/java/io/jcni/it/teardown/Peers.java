@@ -13,8 +13,11 @@ import java.util.List;
  * root, which the whole networking suite needs, skips it).
  */
 final class Peers {
+    /** What the tests run of both sets. */
     static final List<String> TYPES = List.of("bridge", "ptp", "host-local", "portmap", "bandwidth", "firewall",
-            "tuning", "macvlan");
+            "tuning", "macvlan", "sbr");
+    /** What they run of jcni's only (Go 1.1.1 has neither). */
+    static final List<String> JCNI_ONLY = List.of("tap", "cluster-ipam");
 
     private Peers() {
     }
@@ -34,6 +37,9 @@ final class Peers {
             }
         }
         if (jcniPlugins) {
+            for (String type : JCNI_ONLY) {
+                executable(Locations.distPlugin(type), "jcni's plugin: ./mvnw -B package");
+            }
             executable(Locations.distJcni(), "the jcni CLI: ./mvnw -B package");
         }
     }

@@ -28,5 +28,6 @@ public final class HostStateGuardRegistration implements BeforeAllCallback, Afte
     @Override
     public void afterAll(ExtensionContext context) {
         guard.afterAll(context);
+        PluginServiceRegistration.requireAlive();
     }
 }

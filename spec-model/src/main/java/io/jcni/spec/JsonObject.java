@@ -138,6 +138,20 @@ public final class JsonObject implements Json {
         return new JsonObject(copy);
     }
 
+    /**
+     * This object without any member that {@link #field} would read for {@code name} (every spelling of the key, null
+     * ones included); the same object if there is none.
+     */
+    public JsonObject withoutField(String name) {
+        LinkedHashMap<String, Json> copy = new LinkedHashMap<>();
+        for (Map.Entry<String, Json> member : members.entrySet()) {
+            if (!GoFieldMatch.matches(member.getKey(), name)) {
+                copy.put(member.getKey(), member.getValue());
+            }
+        }
+        return copy.size() == members.size() ? this : new JsonObject(copy);
+    }
+
     @Override
     public String typeName() {
         return "object";

@@ -258,9 +258,12 @@ public final class PluginConfig {
         return new PluginConfig(json.with("prevResult", ResultCodec.toJson(result)), path);
     }
 
-    /** Removes {@code capabilities}, as the spec requires of the runtime (libcni 1.1 leaves it in). */
+    /**
+     * Removes {@code capabilities} in every spelling it was read from, as the spec requires of the runtime (libcni 1.1
+     * leaves it in).
+     */
     public PluginConfig withoutCapabilities() {
-        return trusted(json.without("capabilities"));
+        return trusted(json.withoutField("capabilities"));
     }
 
     /** Sets the GC input under both {@code cni.dev/valid-attachments} and {@code cni.dev/attachments}, as libcni does. */

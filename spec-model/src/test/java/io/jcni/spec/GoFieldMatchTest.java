@@ -121,4 +121,13 @@ class GoFieldMatchTest {
                 .code()).isEqualTo(CniError.DECODING_FAILURE);
         assertThat(root.string("name")).contains("b");
     }
+
+    @Test
+    void theRuntimeRemovesCapabilitiesInEverySpelling() throws CniException {
+        PluginConfig config = CniJson.decodePluginConfig(("{\"Type\":\"portmap\",\"CAPABILITIES\":"
+                + "{\"portMappings\":true},\"capabilities\":null,\"x\":1}").getBytes());
+        assertThat(config.type()).isEqualTo("portmap");
+        assertThat(config.enabledCapabilities()).containsExactly("portMappings");
+        assertThat(config.withoutCapabilities().json().keys()).containsExactly("Type", "x");
+    }
 }

@@ -4,10 +4,9 @@ import static io.jcni.it.main.BridgeTest.NETWORK;
 import static io.jcni.it.main.BridgeTest.conflist;
 import static io.jcni.it.main.BridgeTest.hostLocal;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.Attachment;
 import io.jcni.it.support.DriverOutcome;
 import io.jcni.it.support.IpAddress;
@@ -181,7 +180,7 @@ class BridgeAddFailureTest {
     @Test
     void vlanOnAKernelWithoutBridgeVlanFilteringFailsNamingTheKernelsRefusal() throws Exception {
         ProcessResult probe = probeVlanFiltering();
-        assumeFalse(probe.succeeded(), "this kernel supports bridge VLAN filtering; the refusal path cannot occur");
+        Prerequisites.assumeKernel(!probe.succeeded(), () -> "has bridge VLAN filtering: the refusal path cannot occur");
         JsonNode error = add(",\"vlan\":100", hostLocal(world.dataDir(), 21, false, "")).cniError();
         assertThat(error.path("msg").asText()).startsWith("failed to create bridge \"" + bridge
                 + "\" with VLAN filtering (needed by vlan/vlanTrunk): the kernel refused it: RTM_NEWLINK")
@@ -194,8 +193,8 @@ class BridgeAddFailureTest {
     @Test
     void vlanTagsTheHostPort() throws Exception {
         ProcessResult probe = probeVlanFiltering();
-        assumeTrue(probe.succeeded(), "kernel lacks bridge VLAN filtering: `ip link add type bridge vlan_filtering 1`"
-                + " answers: " + probe.stderr().strip());
+        Prerequisites.assumeKernel(probe.succeeded(), () -> "lacks bridge VLAN filtering: `ip link add type bridge "
+                + "vlan_filtering 1` answers: " + probe.stderr().strip());
         Path conf = world.write("vlan.conflist", conflist("1.0.0", bridge, ",\"vlan\":100,\"preserveDefaultVlan\":false",
                 hostLocal(world.dataDir(), 22, false, "")));
         JsonNode result = driver.add(conf, netns.path(), Attachment.of("vlan", "eth0")).answer();

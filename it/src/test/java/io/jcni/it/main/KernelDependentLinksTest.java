@@ -1,7 +1,6 @@
 package io.jcni.it.main;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.CniExec;
@@ -90,8 +89,8 @@ class KernelDependentLinksTest {
     @ValueSource(strings = {"vlan", "ipvlan", "dummy"})
     void withoutKernelSupportAddIsCode50AndLeavesNothing(String type) throws Exception {
         String reason = missing(type);
-        assumeTrue(!reason.isEmpty(), () -> "this kernel has " + option(type) + ": the missing-support path cannot "
-                + "be exercised");
+        Prerequisites.assumeKernel(!reason.isEmpty(), () -> "has " + option(type) + ": the missing-support path "
+                + "cannot be exercised");
         assertThat(reason).contains("Unknown device type");
 
         CniExec.Outcome add = plugin(type).add(conf(type, "1.0.0"), world.container.path(), "ctr-kd", "net1");
@@ -116,7 +115,7 @@ class KernelDependentLinksTest {
     @ValueSource(strings = {"vlan", "ipvlan", "dummy"})
     void withKernelSupportTheLinkIsMadeCheckedAndRemoved(String type) throws Exception {
         String reason = missing(type);
-        assumeTrue(reason.isEmpty(), () -> "this kernel lacks " + option(type) + " (" + reason + "): " + type
+        Prerequisites.assumeKernel(reason.isEmpty(), () -> "lacks " + option(type) + " (" + reason + "): " + type
                 + " links cannot be created here");
         String conf = conf(type, "1.0.0");
         JsonNode result = plugin(type).add(conf, world.container.path(), "ctr-kd", "net1").result();
@@ -151,7 +150,7 @@ class KernelDependentLinksTest {
     @Test
     void ipvlanChainedTakesThePrevResultsInterfaceAndAddresses() throws Exception {
         String reason = missing("ipvlan");
-        assumeTrue(reason.isEmpty(), () -> "this kernel lacks CONFIG_IPVLAN (" + reason + ")");
+        Prerequisites.assumeKernel(reason.isEmpty(), () -> "lacks CONFIG_IPVLAN (" + reason + ")");
         String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"jcni-tun-kd\",\"type\":\"ipvlan\",\"prevResult\":{"
                 + "\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"" + MASTER + "\"}],\"ips\":[{\"address\":"
                 + "\"10.77.1.20/24\",\"gateway\":\"10.77.1.1\",\"interface\":0}]}}";

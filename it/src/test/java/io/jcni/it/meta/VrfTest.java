@@ -2,7 +2,6 @@ package io.jcni.it.meta;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
@@ -79,7 +78,7 @@ class VrfTest {
 
     @Test
     void withoutKernelSupportAddIsCode50AndVrfLeavesNothing() throws Exception {
-        assumeTrue(!missing.isEmpty(), "this kernel has CONFIG_NET_VRF: the refusal cannot be exercised");
+        Prerequisites.assumeKernel(!missing.isEmpty(), () -> "has CONFIG_NET_VRF: the refusal cannot be exercised");
         assertThat(missing).contains("Unknown device type");
         TestNetns container = host.container();
         Path conf = Files.writeString(tmp.resolve("vrf.conflist"), conflist(",\"vrfname\":\"blue\",\"table\":100"));
@@ -114,7 +113,7 @@ class VrfTest {
      */
     @Test
     void gosVrfUnderJcnisRuntimeFailsAtTheSameStep() throws Exception {
-        assumeTrue(!missing.isEmpty(), "this kernel has CONFIG_NET_VRF: both plugins would succeed");
+        Prerequisites.assumeKernel(!missing.isEmpty(), () -> "has CONFIG_NET_VRF: both plugins would succeed");
         Prerequisites.assumeReferencePlugins("vrf");
         NetworkConfigList list = CniJson.decodeNetworkConfigList(conflist(",\"vrfname\":\"blue\"")
                 .getBytes(StandardCharsets.UTF_8));
@@ -150,7 +149,7 @@ class VrfTest {
      */
     @Test
     void withKernelSupportTheChainRunsThrough() throws Exception {
-        assumeTrue(missing.isEmpty(), () -> "this kernel lacks CONFIG_NET_VRF (" + missing + ")");
+        Prerequisites.assumeKernel(missing.isEmpty(), () -> "lacks CONFIG_NET_VRF (" + missing + ")");
         TestNetns container = host.container();
         Path conf = Files.writeString(tmp.resolve("vrf.conflist"), conflist(",\"vrfname\":\"blue\",\"table\":100"));
         Attachment attachment = Attachment.of("vrf-2", "eth0");

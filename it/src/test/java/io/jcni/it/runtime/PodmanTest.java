@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,8 +75,7 @@ class PodmanTest {
     Path image() throws IOException {
         Path busybox = Path.of("/bin/busybox");
         Prerequisites.assumeCommand("tar");
-        Assumptions.assumeTrue(Files.isExecutable(busybox),
-                "busybox-static is missing (scripts/setup installs it)");
+        Prerequisites.require(Files.isExecutable(busybox), () -> "busybox-static (scripts/setup installs it)");
         Path root = tmp.resolve("rootfs");
         for (String d : List.of("bin", "www", "tmp", "proc", "sys", "dev", "etc")) {
             Files.createDirectories(root.resolve(d));

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Real etcd members (Debian's {@code etcd-server}, installed by {@code scripts/setup}) on free loopback ports with
@@ -46,8 +45,8 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     public static void assumeInstalled() {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/etcd")),
-                "etcd is not installed (scripts/setup installs etcd-server)");
+        Prerequisites.require(Files.isExecutable(Path.of("/usr/bin/etcd")),
+                () -> "etcd (scripts/setup installs etcd-server)");
     }
 
     /** {@code size} members, started, with a leader. */

@@ -84,6 +84,18 @@ public final class LibcniDriver {
         return attach("del", conf, netns, attachment);
     }
 
+    /**
+     * libcni's DelNetworkList with {@code RuntimeConf.NetNS} empty, as containerd's go-cni removes a sandbox whose
+     * namespace is gone: every plugin gets {@code CNI_NETNS=""} (and the cached result as prevResult). The attachment
+     * needs its container ID (the default one is derived from the netns path).
+     */
+    public DriverOutcome delWithoutNetns(Path conf, Attachment attachment) {
+        if (attachment.containerId() == null) {
+            throw new IllegalArgumentException("a DEL without netns needs the attachment's container ID");
+        }
+        return run(withAttachment(new ArrayList<>(List.of("del", conf.toString(), "")), attachment));
+    }
+
     /** libcni's GetVersionInfo; the answer is the plugin's version document. */
     public DriverOutcome version(String pluginType) {
         return run(List.of("version", pluginType));

@@ -20,9 +20,16 @@ public final class PluginServiceRegistration {
 
     private PluginServiceRegistration() {}
 
-    /** Called before every test class; starts the service the first time. */
+    /**
+     * Called before every test class; starts the service the first time, and fails the class if the service has died
+     * since: the clients would then run their JVM launchers, and the run would pass without testing the service.
+     */
     public static synchronized void ensureStarted() {
-        if (!Locations.viaService() || service != null) {
+        if (!Locations.viaService()) {
+            return;
+        }
+        if (service != null) {
+            requireAlive();
             return;
         }
         String value = System.getenv("JCNI_SERVICE_SOCKET");
@@ -50,6 +57,18 @@ public final class PluginServiceRegistration {
             throw new UncheckedIOException(e);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(PluginServiceRegistration::stop, "jcni-it-service-stop"));
+    }
+
+    /**
+     * In the service run: the service still runs (called after every class too, so that the class during which it
+     * died fails). No silent fallback to the JVM launchers.
+     */
+    public static synchronized void requireAlive() {
+        if (Locations.viaService() && service != null && !service.isAlive()) {
+            throw new AssertionError("the plugin service of this run (pid " + service.pid() + ") is gone: the plugin "
+                    + "clients fell back to their JVM launchers, so this run no longer tests the service; its log: "
+                    + service.socket() + ".log");
+        }
     }
 
     private static boolean isService(ProcessHandle p) {

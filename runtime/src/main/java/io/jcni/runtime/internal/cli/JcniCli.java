@@ -63,7 +63,8 @@ public final class JcniCli {
               jcni --help | --version
 
             <network> is the name of a configuration in $NETCONFPATH; <netns> the path of a network namespace
-            (e.g. /var/run/netns/blue). add prints the result as JSON.
+            (e.g. /var/run/netns/blue); for del it may be "" (the namespace is gone; needs --container-id). add
+            prints the result as JSON.
 
             Environment (as cnitool):
               NETCONFPATH  directory of .conflist/.conf/.json files (default /etc/cni/net.d)
@@ -172,7 +173,7 @@ public final class JcniCli {
             throw new UsageException("--no-rollback applies to add only");
         }
         NetworkConfigList list = network(operands.get(0), a);
-        RuntimeConf rt = runtimeConf(operands.get(1), a);
+        RuntimeConf rt = runtimeConf(command, operands.get(1), a);
         CniRuntime runtime = runtime(a);
         switch (command) {
             case "add" -> {
@@ -312,9 +313,28 @@ public final class JcniCli {
         }
     }
 
-    private RuntimeConf runtimeConf(String netnsArgument, Arguments a) throws UsageException {
-        String netns = Path.of(netnsArgument).toAbsolutePath().normalize().toString();
+    /**
+     * The attachment of {@code add}, {@code check} or {@code del}. An empty {@code <netns>} is {@code CNI_NETNS=""},
+     * for {@code del} only (the spec lets DEL run without a namespace, as containerd's does once a sandbox's namespace
+     * is gone), and then needs {@code --container-id}: cnitool's ID is derived from the path. cnitool itself would
+     * make "" the working directory.
+     */
+    private RuntimeConf runtimeConf(String command, String netnsArgument, Arguments a) throws UsageException {
         String containerId = a.value("container-id");
+        String netns;
+        if (netnsArgument.isEmpty()) {
+            if (!command.equals("del")) {
+                throw new UsageException(command + " needs the path of a network namespace; only del runs without"
+                        + " one (<netns> \"\")");
+            }
+            if (containerId == null) {
+                throw new UsageException("del without a network namespace needs --container-id: the default"
+                        + " container ID is derived from the namespace's path");
+            }
+            netns = "";
+        } else {
+            netns = Path.of(netnsArgument).toAbsolutePath().normalize().toString();
+        }
         if (containerId == null) {
             containerId = cnitoolContainerId(netns);
         }

@@ -27,7 +27,8 @@ class AttachmentLocksTest {
 
     @Test
     void bucketsAreStableAndSpread() {
-        assertThat(AttachmentLocks.bucket("ctr-1", "eth0")).isEqualTo(AttachmentLocks.bucket("ctr-1", "eth0"));
+        // Pinned: every jcni process on a node, of any version, must pick the same lock file for an attachment.
+        assertThat(AttachmentLocks.bucket("ctr-1", "eth0")).as("CRC32C of \"ctr-1\\0eth0\" mod 1024").isEqualTo(136);
         Set<Integer> buckets = new HashSet<>();
         for (int i = 0; i < 1000; i++) {
             buckets.add(AttachmentLocks.bucket("container-" + i, "eth0"));

@@ -102,6 +102,32 @@ class JcniCliTest {
     }
 
     @Test
+    void delWithAnEmptyNetnsPassesAnEmptyCniNetnsAndNeedsAContainerId() {
+        assertThat(run("add", "net", "/ns", "--container-id", "ctr-gone", "--cache-dir", cache.toString())).isZero();
+
+        assertThat(run("del", "net", "", "--cache-dir", cache.toString())).isEqualTo(JcniCli.USAGE);
+        assertThat(stderr).startsWith("jcni: del without a network namespace needs --container-id");
+        assertThat(run("del", "net", "", "--container-id", "ctr-gone", "--cache-dir", cache.toString())).isZero();
+
+        FakePlugin.Call del = plugin.calls().getLast();
+        assertThat(del.command()).isEqualTo("DEL");
+        assertThat(del.netns()).as("not the working directory, as cnitool would make it").isEmpty();
+        assertThat(del.containerId()).isEqualTo("ctr-gone");
+        assertThat(Json.parse(del.stdin()).toString()).as("the cached result as prevResult").contains("prevResult");
+        assertThat(cache.resolve("results/net-ctr-gone-eth0")).doesNotExist();
+    }
+
+    @Test
+    void addAndCheckWithAnEmptyNetnsAreUsageErrors() {
+        for (String command : List.of("add", "check")) {
+            assertThat(run(command, "net", "", "--container-id", "c", "--cache-dir", cache.toString()))
+                    .as(command).isEqualTo(JcniCli.USAGE);
+            assertThat(stderr).startsWith("jcni: " + command + " needs the path of a network namespace");
+        }
+        assertThat(plugin.calls()).isEmpty();
+    }
+
+    @Test
     void aPluginErrorExits1WithTheCniCodeAndThePluginsStderr() throws Exception {
         plugin.fail("ADD", "{\"code\":11,\"msg\":\"pool busy\",\"details\":\"retry\"}", 1);
         plugin.stderr("ADD", "p: detailed log\n");

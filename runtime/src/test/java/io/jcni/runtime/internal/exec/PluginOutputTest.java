@@ -23,6 +23,20 @@ class PluginOutputTest {
         assertThat(((Result) result).ips()).hasSize(1);
     }
 
+    /**
+     * libcni decodes a result into its struct: keys in any case. Its version comes from a map lookup of the exact
+     * "cniVersion", set to the configuration's when missing, so a "CNIVersion" alone is overridden by that.
+     */
+    @Test
+    void aResultsKeysMatchInAnyCaseAndOnlyTheExactCniVersionIsItsVersion() throws Exception {
+        CniResult result = PluginOutput.result(b("{\"CNIVersion\":\"0.4.0\",\"IPs\":[{\"Address\":\"10.0.0.2/24\","
+                + "\"GATEWAY\":\"10.0.0.1\"}],\"Routes\":[{\"Dst\":\"0.0.0.0/0\"}]}"), CniVersion.V1_0_0);
+        assertThat(result.cniVersion()).isEqualTo(CniVersion.V1_0_0);
+        assertThat(((Result) result).ips()).singleElement()
+                .satisfies(ip -> assertThat(ip.gateway()).isNotNull());
+        assertThat(((Result) result).routes()).hasSize(1);
+    }
+
     @Test
     void aDeclaredResultVersionIsKeptAsPrinted() throws Exception {
         CniResult result = PluginOutput.result(b("{\"cniVersion\":\"0.4.0\"}"), CniVersion.V1_0_0);

@@ -63,11 +63,12 @@ import java.util.Optional;
  * veth pair). Go's bridge deletes the interface first (no address may be handed out again while an interface holds
  * it), which leaves an IPAM plugin that releases on the interface (dhcp's DHCPRELEASE) unable to; removing the
  * addresses first keeps Go's guarantee and lets the release out. A failed release is returned with the interface
- * kept, so a retried DEL finishes the job. When the namespace is gone but the host end survived (the namespace file
- * was unmounted while something still holds the namespace), the host end named in prevResult is deleted if it is
- * still a veth on this bridge. Anything already gone is success.
+ * kept, so a retried DEL finishes the job. Without the namespace ({@code CNI_NETNS} empty, as containerd sends it
+ * for a sandbox whose namespace is gone, or naming nothing), IPAM is released, and first, if the host end survived
+ * (the namespace file was unmounted while something still holds the namespace), the host end named in prevResult is
+ * deleted if it is still a veth on this bridge with its recorded MAC. Anything already gone is success.
  * Then the spoof check and the masquerade rules of the attachment are removed (found by name and comment, so also
- * when the namespace is gone).
+ * without the namespace: Go's 1.1.1 leaves both when {@code CNI_NETNS} is empty, containernetworking/plugins#810).
  *
  * <p>CHECK: the bridge (type, MAC, promiscuous mode), the container veth, the host veth (peer of the container's,
  * port of the bridge, MAC, hairpin and isolation as configured), the addresses and routes in the container, then
@@ -570,7 +571,7 @@ public final class BridgePlugin implements MainPlugin {
         if (found.isPresent()) {
             releaseAndDelete(request, conf, found.get());
         } else {
-            if (!request.netns().isEmpty() && !conf.bridge().isEmpty()) {
+            if (!conf.bridge().isEmpty()) {
                 // "bridge": "" never made a port (ADD refuses it), so there is no host end to look for.
                 VethPair.deleteOrphanedHostEnd(request, new PortOf(conf.bridge()));
             }

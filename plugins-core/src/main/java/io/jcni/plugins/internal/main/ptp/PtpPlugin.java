@@ -47,8 +47,9 @@ import java.util.Optional;
  * gets {@code GW/32} (or {@code /128}) and a host route to the container's address; with {@code ipMasq} the
  * masquerade rules of the addresses. Result interfaces: host veth, container veth (the IPs point at index 1).
  *
- * <p>DEL and CHECK as the bridge plugin's, without a bridge: a surviving host end of a vanished namespace is
- * recognized by holding the recorded gateway addresses. With {@code ipMasq}, DEL removes the attachment's masquerade
+ * <p>DEL and CHECK as the bridge plugin's, without a bridge: a surviving host end of a vanished namespace (also with
+ * {@code CNI_NETNS} empty) is recognized by holding the recorded gateway addresses; deleting it takes the host route
+ * to the container's address along, before IPAM can hand that address out again. With {@code ipMasq}, DEL removes the attachment's masquerade
  * rules, CHECK requires them, GC collects those of attachments no longer valid, STATUS is code 50 without nf_tables.
  */
 public final class PtpPlugin implements MainPlugin {
@@ -174,7 +175,7 @@ public final class PtpPlugin implements MainPlugin {
         Optional<Namespace> container = Namespace.containerIfPresent(request.netns());
         if (container.isPresent()) {
             Links.deleteAndClose(container.get(), request.ifName());
-        } else if (!request.netns().isEmpty()) {
+        } else {
             VethPair.deleteOrphanedHostEnd(request, HoldsGateway.INSTANCE);
         }
         if (!request.config().ipamType().isEmpty()) {

@@ -87,9 +87,13 @@ public record VethPair(Link host, Link container) {
     }
 
     /**
-     * DEL when the namespace file is gone: if the namespace itself lives on (held by a process), so does the veth
-     * pair, and the host end recorded in prevResult is deleted when {@code ours} recognizes it. No prevResult, or a
-     * link already gone, is success.
+     * DEL without the container's namespace: {@code CNI_NETNS} empty (containerd's teardown of a sandbox whose
+     * namespace it already closed) or naming nothing any more. If the namespace itself lives on (a process still
+     * holds it), so does the veth pair, and with it the host end's addresses, routes and qdiscs, while IPAM is about
+     * to hand the container's address out again: the host end recorded in prevResult is deleted (and the pair with
+     * it) when it is a veth with the recorded MAC (when one is recorded: a name is random, not unique for ever) and
+     * {@code ours} recognizes it. No prevResult (0.3.x, or a runtime without a cache), or a link already gone, is
+     * success: a namespace nobody holds takes the pair with it.
      */
     public static void deleteOrphanedHostEnd(CniRequest request, HostEnd ours) throws CniException {
         Optional<Result> previous = PrevResults.find(request);
@@ -103,9 +107,9 @@ public record VethPair(Link host, Link container) {
                 }
                 Optional<Link> link = host.nl().findLink(recorded.name());
                 if (link.isPresent() && link.get().info() instanceof LinkInfo.Veth
-                        && ours.isOurs(host, link.get(), previous.get())) {
+                        && hasRecordedMac(recorded, link.get()) && ours.isOurs(host, link.get(), previous.get())) {
                     host.nl().deleteLink(link.get().index());
-                    request.log().debug("DEL: namespace " + request.netns() + " is gone; deleted host end "
+                    request.log().debug("DEL: no namespace at \"" + request.netns() + "\"; deleted host end "
                             + recorded.name());
                 }
             }
@@ -113,6 +117,18 @@ public record VethPair(Link host, Link container) {
             if (!e.isNotFound()) {
                 throw NetErrors.failure("failed to delete the host end of " + request.ifName(), e);
             }
+        }
+    }
+
+    /** Whether {@code link} has the MAC prevResult recorded for it; true when none (or none readable) is recorded. */
+    static boolean hasRecordedMac(Interface recorded, Link link) {
+        if (recorded.mac().isEmpty()) {
+            return true;
+        }
+        try {
+            return MacAddress.parse(recorded.mac()).equals(link.address());
+        } catch (IllegalArgumentException malformed) {
+            return true;
         }
     }
 

@@ -7,9 +7,15 @@ import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.sys.Sysctl;
+import io.jcni.plugins.sdk.CniPlugin;
+import io.jcni.plugins.sdk.CniRequest;
+import io.jcni.plugins.sdk.Skel;
 import io.jcni.plugins.testing.PluginCall;
 import io.jcni.plugins.testing.Worlds;
 import io.jcni.spec.CniError;
+import io.jcni.spec.CniException;
+import io.jcni.spec.CniResult;
+import io.jcni.spec.CniVersion;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -91,5 +97,83 @@ class VethPairTest {
         assertThat(error.msg()).isEqualTo("container veth name provided (eth0) already exists");
         assertThat(error.details()).contains("EEXIST");
         assertThat(w.host.nl().links()).hasSize(hostLinks);
+    }
+
+    // ---- DEL without the container's namespace: CNI_NETNS "" while a process still holds the namespace
+
+    /** A pair between the worlds' host and a container namespace that has no path, as one nobody can name any more. */
+    private VethPair pair() {
+        AtomicReference<VethPair> made = new AtomicReference<>();
+        Worlds.add(r -> {
+            made.set(VethPair.create(w.host, w.container, "eth0", 0, null, r.rollback()));
+            return null;
+        }).ok();
+        return made.get();
+    }
+
+    /** prevResult as bridge or ptp record it: the host end without a sandbox (with {@code mac}), the container's. */
+    private static String prevResult(String hostEnd, String mac) {
+        return "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"" + hostEnd + "\",\"mac\":\"" + mac
+                + "\"},{\"name\":\"eth0\",\"sandbox\":\"/var/run/netns/gone\"}]}";
+    }
+
+    /** DEL with {@code CNI_NETNS=""} in the worlds' host, whose handler is {@link VethPair#deleteOrphanedHostEnd}. */
+    private PluginCall.Outcome delWithoutNetns(String prevResult, VethPair.HostEnd ours) {
+        CniPlugin plugin = new CniPlugin() {
+            @Override
+            public CniResult add(CniRequest request) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void del(CniRequest request) throws CniException {
+                VethPair.deleteOrphanedHostEnd(request, ours);
+            }
+
+            @Override
+            public void check(CniRequest request) {
+            }
+        };
+        String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"type\":\"t\""
+                + (prevResult == null ? "" : ",\"prevResult\":" + prevResult) + "}";
+        PluginCall call = PluginCall.of("DEL").netns("").containerId("ctr").ifName("eth0").stdin(conf);
+        return w.hostNs.call(() -> call.run(Skel.of("t", plugin, CniVersion.SUPPORTED)));
+    }
+
+    @Test
+    void delWithoutNetnsDeletesTheRecordedHostEndAndSoThePairOfANamespaceThatLivesOn() throws Exception {
+        VethPair pair = pair();
+        String host = pair.host().name();
+
+        delWithoutNetns(prevResult(host, pair.host().address().toString()), (ns, veth, prev) -> true).ok();
+
+        assertThat(w.host.nl().findLink(host)).isEmpty();
+        assertThat(w.container.nl().findLink("eth0")).as("the container's end goes with it").isEmpty();
+        delWithoutNetns(prevResult(host, pair.host().address().toString()), (ns, veth, prev) -> true).ok();
+    }
+
+    @Test
+    void delWithoutNetnsKeepsAVethOfTheRecordedNameWithAnotherMac() throws Exception {
+        VethPair pair = pair();
+        String host = pair.host().name();
+        String other = pair.host().address().equals(MacAddress.parse("0a:58:00:00:00:01")) ? "0a:58:00:00:00:02"
+                : "0a:58:00:00:00:01";
+
+        delWithoutNetns(prevResult(host, other), (ns, veth, prev) -> true).ok();
+
+        assertThat(w.host.nl().findLink(host)).as("a veth that took the name since is not ours").isPresent();
+        assertThat(w.container.nl().findLink("eth0")).isPresent();
+    }
+
+    @Test
+    void delWithoutNetnsKeepsWhatThePluginDoesNotRecognizeAndNeedsAPrevResult() throws Exception {
+        VethPair pair = pair();
+        String host = pair.host().name();
+
+        delWithoutNetns(prevResult(host, pair.host().address().toString()), (ns, veth, prev) -> false).ok();
+        assertThat(w.host.nl().findLink(host)).as("not a port of the bridge, say").isPresent();
+
+        delWithoutNetns(null, (ns, veth, prev) -> true).ok();
+        assertThat(w.host.nl().findLink(host)).as("without prevResult nothing names the host end").isPresent();
     }
 }

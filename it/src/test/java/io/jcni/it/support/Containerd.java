@@ -158,21 +158,13 @@ public final class Containerd implements AutoCloseable {
     }
 
     private static void requireTools() {
-        List<String> missing = new ArrayList<>();
         for (String tool : List.of("containerd", "ctr", "nsenter", "unshare", "tar", "sha256sum")) {
-            if (!Prerequisites.onPath(tool)) {
-                missing.add(tool);
-            }
+            Prerequisites.assumeCommand(tool);
         }
         for (Path file : List.of(Locations.containerd(), Path.of("/usr/sbin/runc"), Path.of("/bin/busybox"),
                 Locations.debianPython())) {
-            if (!Files.isExecutable(file)) {
-                missing.add(file.toString());
-            }
-        }
-        if (!missing.isEmpty()) {
-            throw new AssertionError("containerd's tests need " + missing + ": scripts/setup installs them "
-                    + "(containerd, runc, busybox-static, python3-grpcio, python3-protobuf)");
+            Prerequisites.require(Files.isExecutable(file), () -> file + ", which the containerd tests need: "
+                    + "scripts/setup installs it (containerd, runc, busybox-static, python3-grpcio, python3-protobuf)");
         }
     }
 

@@ -23,14 +23,23 @@ blob() {
 }
 set -- $(blob "$work/layer.tar")
 layer=$1 layer_size=$2
-printf '{"architecture":"amd64","os":"linux","config":{"Cmd":["/bin/sleep","2147483647"],"Env":["PATH=/bin"]},"rootfs":{"type":"layers","diff_ids":["%s"]}}' \
-  "$layer" >"$work/config.json"
+oci=application/vnd.oci.image
+{
+  printf '{"architecture":"amd64","os":"linux",'
+  printf '"config":{"Cmd":["/bin/sleep","2147483647"],"Env":["PATH=/bin"]},'
+  printf '"rootfs":{"type":"layers","diff_ids":["%s"]}}' "$layer"  # the layer is stored uncompressed: same digest
+} >"$work/config.json"
 set -- $(blob "$work/config.json")
 config=$1 config_size=$2
-printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"%s","size":%s}]}' \
-  "$config" "$config_size" "$layer" "$layer_size" >"$work/manifest.json"
+{
+  printf '{"schemaVersion":2,"mediaType":"%s.manifest.v1+json",' "$oci"
+  printf '"config":{"mediaType":"%s.config.v1+json","digest":"%s","size":%s},' "$oci" "$config" "$config_size"
+  printf '"layers":[{"mediaType":"%s.layer.v1.tar","digest":"%s","size":%s}]}' "$oci" "$layer" "$layer_size"
+} >"$work/manifest.json"
 set -- $(blob "$work/manifest.json")
-printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"%s","size":%s,"annotations":{"io.containerd.image.name":"%s"}}]}' \
-  "$1" "$2" "$name" >"$work/oci/index.json"
+{
+  printf '{"schemaVersion":2,"manifests":[{"mediaType":"%s.manifest.v1+json","digest":"%s","size":%s,' "$oci" "$1" "$2"
+  printf '"annotations":{"io.containerd.image.name":"%s"}}]}' "$name"
+} >"$work/oci/index.json"
 echo '{"imageLayoutVersion":"1.0.0"}' >"$work/oci/oci-layout"
 tar -C "$work/oci" -cf "$out" oci-layout index.json blobs

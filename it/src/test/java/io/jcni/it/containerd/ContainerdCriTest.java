@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Containerd;
 import io.jcni.it.support.CriClient;
+import io.jcni.it.support.IpLink;
 import io.jcni.it.support.Json;
 import io.jcni.it.support.TcpTransfer;
 import io.jcni.it.support.Traffic;
@@ -77,7 +78,8 @@ class ContainerdCriTest {
             Path clientNetns = node.client.path();
             assertThat(Node.awaitPage(nodeNetns, podIp, 80)).as("node -> pod").endsWith(Node.PAGE);
             // TCP 18080 -> 80 on every node address, TCP 18081 -> 80 on NODE_B only
-            assertThat(Node.httpGet(clientNetns, Node.NODE_A, 18080)).as("client -> hostPort 18080").endsWith(Node.PAGE);
+            assertThat(Node.httpGet(clientNetns, Node.NODE_A, 18080)).as("client -> hostPort 18080")
+                    .endsWith(Node.PAGE);
             assertThat(Node.httpGet(nodeNetns, Node.NODE_A, 18080)).as("node -> its own hostPort").endsWith(Node.PAGE);
             assertThat(Node.httpGet(clientNetns, Node.NODE_B, 18081)).as("client -> hostIP B:18081")
                     .endsWith(Node.PAGE);
@@ -102,9 +104,16 @@ class ContainerdCriTest {
             assertThat(ruleset).as("no port mapping").doesNotContain("18080").doesNotContain("15353");
             assertThat(Node.httpGet(clientNetns, Node.NODE_A, 18080)).isEmpty();
             assertPluginsRan(node, node.containerd.log(), "DEL", CRI_TYPES);
+            // RemovePodSandbox sends the DELs again, without the pod's namespace (GoCniWireTest): they must succeed
+            // and find nothing more to remove.
             cri.require("RemovePodSandbox", "{\"podSandboxId\": \"" + pod + "\"}");
             assertThat(cri.sandboxes()).isEmpty();
             assertThat(cri.containers()).isEmpty();
+            assertThat(node.reservations()).isEmpty();
+            assertThat(node.cacheEntries()).isEmpty();
+            assertThat(node.ruleset()).doesNotContain(ip).doesNotContain(pod);
+            assertThat(node.host.kernel().links()).extracting(IpLink::name).containsExactlyInAnyOrder("lo", "up0",
+                    "cni0");
         }
     }
 

@@ -37,7 +37,8 @@ class GoCniWireTest {
         Path trivial = Locations.trivialPlugin();
         Path record = tmp.resolve("record.jsonl");
         String harness = Files.readString(Locations.containerdSupport().resolve("cni-conf-template.json"));
-        String recorder = ",\n    {\"type\": \"" + RECORDER + "\", \"recordFile\": \"" + record + "\", \"capabilities\": "
+        String recorder = ",\n    {\"type\": \"" + RECORDER + "\", \"recordFile\": \"" + record + "\", "
+                + "\"capabilities\": "
                 + "{\"portMappings\": true, \"bandwidth\": true, \"ipRanges\": true, \"dns\": true, "
                 + "\"io.kubernetes.cri.pod-annotations\": true}}\n  ]\n}";
         assertThat(harness).endsWith("\n  ]\n}\n");

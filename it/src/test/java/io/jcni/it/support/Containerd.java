@@ -259,7 +259,10 @@ public final class Containerd implements AutoCloseable {
         return dir.resolve("etc-cni-net.d");
     }
 
-    /** The node's {@code /var/lib/cni}: host-local's reservations ({@code networks/}), libcni's cache ({@code results/}). */
+    /**
+     * The node's {@code /var/lib/cni}: host-local's reservations ({@code networks/}), libcni's cache
+     * ({@code results/}).
+     */
     public Path cniState() {
         return dir.resolve("var-lib-cni");
     }

@@ -17,9 +17,11 @@
 #    service, and the report splits the plugins' handler time, from their JCNI_DEBUG=1 lines, from the JVM starts) and
 #    bridge -> bandwidth (issue 15); runtime exec overhead (Go libcni vs jcni's CniRuntime on the same trivial plugin);
 #    cluster-ipam ADD/DEL, exec'd and through the service, against one etcd member started in the bench host
-#    namespace, with Go's host-local as the anchor (Go has no etcd IPAM; issue 17). Peak RSS and CPU time of each exec
-#    from wait4. The service logs every call it runs, and each suite's count must match its svc side's execs (a
-#    client that finds no service would run its JVM launcher silently).
+#    namespace, with Go's host-local as the anchor (Go has no etcd IPAM; issue 17); containerd 1.6's CRI starting and
+#    removing pods on containerd's example network, one containerd per side in a node of its own (issue 22,
+#    bench/containerd.py). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
+#    suite's count must match its svc side's execs (a client that finds no service would run its JVM launcher
+#    silently).
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
 #    the report.
 # 5. Writes benchmarks/target/report/report.md, exec-latency.svg, results.json (raw samples), jmh.json.
@@ -33,7 +35,7 @@
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
 #   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,netfilter,
-#                    bandwidth,runtime,cluster-ipam (the default) and the extras ptp,bridge-static
+#                    bandwidth,runtime,cluster-ipam,containerd (the default) and the extras ptp,bridge-static
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
 #   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, cluster-ipam against etcd, netlink,
 #                    nftables transactions, runtime exec, bridge in-process)
@@ -50,7 +52,7 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
-suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam
+suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam,containerd
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -110,6 +112,15 @@ command -v hyperfine >/dev/null || die "hyperfine is not installed (run without 
 case ,$suites, in
   *,cluster-ipam,*) command -v etcd >/dev/null || die "etcd is not installed (run without --no-setup)" ;;
 esac
+case ,$suites, in
+  *,containerd,*)
+    for f in /usr/bin/containerd /usr/bin/ctr /usr/sbin/runc /bin/busybox /usr/lib/cni/loopback \
+             "$root"/dist/cni/bin/loopback; do
+      [ -x "$f" ] || die "missing $f (run without --no-setup/--no-build)"
+    done
+    /usr/bin/python3 -c 'import grpc, google.protobuf' 2>/dev/null ||
+      die "Debian's python3-grpcio and python3-protobuf are not installed (run without --no-setup)" ;;
+esac
 
 # A stale AOT cache is ignored with a warning and start-up silently doubles: -XX:AOTMode=on makes it fail instead.
 for launcher in cni/bin/host-local cni/bin/bridge cni/bin/cluster-ipam; do
@@ -138,6 +149,8 @@ snapshot() {
   for d in /var/lib/cni /var/lib/cni/networks /run/cni /run/cni/tuning; do
     [ -d "$d" ] && find "$d" -maxdepth 1 -mindepth 1 -printf "file $d/%f\n" | sort
   done
+  # The containerd suite's pods and containers get cgroups under /<tag>-ctrd-<side> in every hierarchy.
+  find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name "$tag-*" -printf "cgroup %p\n" 2>/dev/null | sort
   return 0
 }
 
@@ -152,7 +165,7 @@ before=$(snapshot)
 # sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
 links="(veth|bridge-|bstatic-|ptp-|chain-|bw-|bwp|svc-rss|jcni-bjmh)"
 tables="(cni_hostport|cni_plugins_masquerade|nat|filter|mangle)"
-ours="^[<>] (netns $tag|sysctl |file |nft [a-z0-9]+ $tables\$|link $links|(addr|route[46]) .*( dev $links|"
+ours="^[<>] (netns $tag|cgroup |sysctl |file |nft [a-z0-9]+ $tables\$|link $links|(addr|route[46]) .*( dev $links|"
 ours+=" 10\.(21[123]|22[012])\.))"
 
 # host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
@@ -187,6 +200,8 @@ cleanup() {
   local pids=() pid i
   namespaces+=($(ip netns list 2>/dev/null | awk -v t="$tag" 'index($1, t) == 1 {print $1}'))
   for ns in "${namespaces[@]}"; do pids+=($(ip netns pids "$ns" 2>/dev/null)); done
+  # The containerd suite's containers (in network namespaces of their own, in this run's cgroups).
+  pids+=($(cat /sys/fs/cgroup/pids/"$tag"-*/cgroup.procs /sys/fs/cgroup/pids/"$tag"-*/*/cgroup.procs 2>/dev/null))
   if [ ${#pids[@]} -gt 0 ]; then
     say "stopping what this run left running in its namespaces: pids ${pids[*]}"
     kill "${pids[@]}" 2>/dev/null
@@ -198,6 +213,7 @@ cleanup() {
     kill -9 "${pids[@]}" 2>/dev/null
   fi
   for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  for d in /sys/fs/cgroup/*/"$tag"-*; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done
   rm -rf "$work"
   host_check "after the cleanup" || check=$?
   if [ $check -eq 2 ] && [ $rc -eq 0 ]; then rc=3; fi
@@ -227,7 +243,7 @@ say "measuring: suites $suites, n $n ($n_full at 90 %), warm-up $warmup, in name
 ip netns exec "$hostns" python3 "$bench/measure.py" run --out "$work/results.json" --suites "$suites" --tag "$tag" \
   --work "$work" --dist "$root/dist" --go-bin "$gobin" --java "$java" --jar "$jar" --n "$n" --n-full "$n_full" \
   --warmup "$warmup" --block "$block" --runtime-factor "$factor" --service-calls "$service_calls" \
-  --rss-probe "$work/rss-probe"
+  --rss-probe "$work/rss-probe" --containerd-support "$root/it/src/test/containerd"
 cp "$work/results.json" "$out/results.json"
 
 jmh_args=()

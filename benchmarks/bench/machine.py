@@ -85,6 +85,8 @@ def start(a):
             "hyperfine": command(["hyperfine", "--version"]),
             "python": platform.python_version(),
             "iproute2": command(["ip", "-V"]),
+            "containerd": dpkg("containerd"),
+            "runc": dpkg("runc"),
         },
         "start": load(),
     }

@@ -22,7 +22,8 @@ plugin ran ("<type>: ADD via service, pid N" on the svc side, "... exec, pid N" 
 
 Suites: service (below), version, host-local and host-local-90 (exec'd IPAM on a /16), bridge (bridge + host-local),
 chain (bridge -> tuning), netfilter (bridge with ipMasq and hairpin -> tuning -> portmap with two published ports:
-issue 13), bandwidth (bridge -> bandwidth: issue 15), runtime, cluster-ipam (issue 17), and the extras ptp and
+issue 13), bandwidth (bridge -> bandwidth: issue 15), runtime, cluster-ipam (issue 17), containerd (containerd's CRI
+starting and removing pods, one containerd per side: issue 22; bench/containerd.py), and the extras ptp and
 bridge-static. The three chains are run by jcni's runtime CLI (dist/bin/jcni add/del) with each side's plugins (the
 runtime's JVM is the same on every side), one helper for all (runtime_chain); their jcni sides run with JCNI_DEBUG=1,
 and the runtime passes each plugin's timing line through, so the report splits the plugins' handler time from the
@@ -75,12 +76,13 @@ NAMESPACES = {
     "netfilter": ["chain-nf-go", "chain-nf-jcni", "chain-nf-svc"],
     "bandwidth": ["bw-go", "bw-jcni", "bw-svc"],
     "service": ["svc-rss"],
+    "containerd": ["ctrd-go", "ctrd-jcni", "ctrd-svc"],
 }
 SIDES = ("go", "jcni", "svc")
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
 SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213, "chain": 220, "bandwidth": 221, "netfilter": 222}
 DEFAULT_SUITES = ["service", "version", "host-local", "host-local-90", "bridge", "chain", "netfilter", "bandwidth",
-                  "runtime", "cluster-ipam"]
+                  "runtime", "cluster-ipam", "containerd"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -509,6 +511,109 @@ class Measure:
         self.rounds(suite, steps, self.a.n, self.a.warmup)
         self.save(suite, [v for step in steps for v in step])
 
+    def containerd(self):
+        """containerd 1.6's CRI (as a kubelet drives it) starting and removing pods on containerd's example network
+        (bridge with isGateway, ipMasq and host-local over the pod CIDR, then portmap, then bandwidth: the it module's
+        cni-conf-template.json, rendered by containerd from UpdateRuntimeConfig's pod CIDR), each pod with a host
+        port and the bandwidth annotations. One node per side (a network namespace compare.sh made, a mount
+        namespace of its own, containerd on the side's plugins in /opt/cni/bin: bench/containerd.py); the svc side's
+        plugin service runs in its node's mount namespace, where containerd's clients can use it. Each round runs
+        RunPodSandbox on every side, then StopPodSandbox, then RemovePodSandbox, the sides alternating which goes
+        first; the CRI client times the gRPC call alone. The node's service is a JVM of its own, so the suite warms
+        up with at least 10 pods per side. Afterwards every jcni plugin line in each jcni side's containerd log must
+        say how it ran (exec, or via service), and the node's service must have logged exactly the calls those
+        lines report."""
+        import containerd as ctrd  # bench/containerd.py
+        support = self.a.containerd_support
+        nodes = {}
+        sides_env = {"go": self.env(JCNI_SERVICE_SOCKET="off"),
+                     "jcni": self.env(JCNI_SERVICE_SOCKET="off", JCNI_DEBUG="1")}
+        try:
+            for i, side in enumerate(SIDES):
+                work = os.path.join(self.work, f"containerd-{side}")
+                os.makedirs(work)
+                env = sides_env.get(side)
+                if side == "svc":
+                    env = self.env(JCNI_SERVICE_SOCKET=os.path.join(work, "service", "plugins.sock"), JCNI_DEBUG="1")
+                node = ctrd.Node(support, work, self.netns(NAMESPACES["containerd"][i]),
+                                 f"/{self.a.tag}-{NAMESPACES['containerd'][i]}", self.plugins(side), env,
+                                 self.jcni_cli if side == "svc" else None)
+                nodes[side] = node
+                self.log(f"containerd: starting the {side} node")
+                node.start()
+            warmup = max(self.a.warmup, 10)
+            names = {"run": "RunPodSandbox", "stop": "StopPodSandbox", "remove": "RemovePodSandbox",
+                     "stop+remove": "StopPodSandbox + RemovePodSandbox"}
+            samples = {(side, k): [] for side in SIDES for k in names}
+            pods = {}
+            progress = self.progress("containerd")
+            self.log(f"containerd: {warmup} warm-up + {self.a.n} rounds")
+            for r in range(warmup + self.a.n):
+                order = SIDES if r % 2 == 0 else tuple(reversed(SIDES))
+                for step in ("run", "stop", "remove"):
+                    for side in order:
+                        node = nodes[side]
+                        if step == "run":
+                            response, took = node.call("RunPodSandbox", {"config": node.pod_config(f"pod-{r}")})
+                            pods[side] = response["podSandboxId"]
+                        else:
+                            _, took = node.call(names[step], {"podSandboxId": pods[side]})
+                        samples[(side, step)].append({"wall_ms": took, "warmup": r < warmup})
+                for side in SIDES:
+                    stop, remove = samples[(side, "stop")][-1], samples[(side, "remove")][-1]
+                    samples[(side, "stop+remove")].append({"wall_ms": stop["wall_ms"] + remove["wall_ms"],
+                                                           "warmup": r < warmup})
+                progress(r + 1, warmup + self.a.n)
+            ran = {side: self.containerd_plugin_lines(nodes[side], side) for side in ("jcni", "svc")}
+            logged = {}
+            for command, plugin, status in SERVICE_CALL.findall(nodes["svc"].service_log()):
+                if status != "0":
+                    raise ExecFailed(f"containerd: the node's service logged {command} {plugin} with status {status}")
+                logged[f"{command} {plugin}"] = logged.get(f"{command} {plugin}", 0) + 1
+            if logged != ran["svc"]:
+                raise ExecFailed(f"containerd: the node's service logged {logged}, containerd's plugins said they ran "
+                                 f"{ran['svc']} via the service")
+            pods_run = warmup + self.a.n
+            # Per pod: an ADD of loopback and of each plugin of the network (bridge's host-local runs in bridge's JVM),
+            # a DEL of each at StopPodSandbox and again at RemovePodSandbox.
+            types = ("loopback", "bridge", "portmap", "bandwidth")
+            expected = dict([(f"ADD {t}", pods_run) for t in types] + [(f"DEL {t}", 2 * pods_run) for t in types])
+            for side in ("jcni", "svc"):
+                if ran[side] != expected:
+                    raise ExecFailed(f"containerd: the {side} side's plugins ran {ran[side]}, not the {expected} of "
+                                     f"{pods_run} pods")
+            self.suites["containerd"] = {
+                "variants": [{"name": f"{side} {names[k]}", "side": side, "samples": samples[(side, k)],
+                              "mode_checked": MODES.get(side) if k == "run" else None}
+                             for side in SIDES for k in names],
+                "pods_per_side": pods_run, "own_service_calls": logged, "plugin_calls": ran}
+        except ctrd.NodeFailed as e:
+            raise ExecFailed(f"containerd: {e}")
+        finally:
+            failures = []
+            for side, node in nodes.items():
+                try:
+                    node.stop()
+                except (ctrd.NodeFailed, OSError) as e:
+                    failures.append(f"{side}: {e}")
+            if failures:
+                raise ExecFailed("containerd: stopping the nodes: " + "; ".join(failures))
+
+    def containerd_plugin_lines(self, node, side):
+        """The jcni plugin calls containerd's log reports on `side` ({"ADD bridge": n}); each must have run the way
+        the side says (MODES), else the run stops."""
+        calls = {}
+        for plugin, command, mode in re.findall(r"^([\w-]+): (ADD|DEL|CHECK) (exec|via service|in-process), pid \d+$",
+                                                node.log(), re.M):
+            if mode == "in-process":
+                continue  # a delegate in its caller's JVM (bridge's host-local)
+            if mode != MODES[side]:
+                raise ExecFailed(f"containerd: on the {side} side {plugin} ran {command} {mode!r}")
+            calls[f"{command} {plugin}"] = calls.get(f"{command} {plugin}", 0) + 1
+        if not calls:
+            raise ExecFailed(f"containerd: no jcni plugin line in the {side} node's containerd log")
+        return calls
+
     def cluster_ipam(self, suite):
         """jcni's cluster-ipam ADD then DEL, exec'd and through the service, against one etcd member started here
         (Debian's etcd-server, data in the run's tmpfs work directory, on the bench host namespace's loopback), with
@@ -721,6 +826,8 @@ class Measure:
             self.runtime()
         elif suite == "cluster-ipam":
             self.cluster_ipam(suite)
+        elif suite == "containerd":
+            self.containerd()
 
 
 def probed_rss(probe, variant, work):
@@ -786,6 +893,7 @@ def main():
     run.add_argument("--service-calls", type=int, default=10000,
                      help="service suite: bridge ADD/DEL pairs through the service while its RSS is sampled")
     run.add_argument("--rss-probe", required=True, help="the rss-probe binary (compare.sh builds it)")
+    run.add_argument("--containerd-support", help="containerd suite: the it module's src/test/containerd")
     a = p.parse_args()
     suites = a.suites.split(",")
     unknown = [s for s in suites if s not in ALL_SUITES]

@@ -63,6 +63,28 @@ public final class Locations {
         return dist().resolve("cni/jvm").resolve(type);
     }
 
+    /**
+     * The containerd harness's files in this module ({@code src/test/containerd}: the CRI client, the node's mount
+     * script, the image builder, containerd's configuration and the CNI configuration template); property
+     * {@code jcni.it.containerdSupport}.
+     */
+    public static Path containerdSupport() {
+        return Path.of(System.getProperty("jcni.it.containerdSupport", "src/test/containerd")).toAbsolutePath();
+    }
+
+    /** Debian's containerd ({@code containerd} package), whose binary also carries the CRI API's descriptors. */
+    public static Path containerd() {
+        return Path.of(System.getProperty("jcni.it.containerd", "/usr/bin/containerd"));
+    }
+
+    /**
+     * Debian's Python, the one with {@code python3-grpcio} and {@code python3-protobuf} (a {@code python3} first on
+     * PATH may be another, e.g. pyenv's); property {@code jcni.it.python}.
+     */
+    public static Path debianPython() {
+        return Path.of(System.getProperty("jcni.it.python", "/usr/bin/python3"));
+    }
+
     /** System property naming how jcni's plugins run in this run of the suite: {@code exec} (default) or {@code service}. */
     public static final String PLUGIN_MODE_PROPERTY = "jcni.it.pluginMode";
 

@@ -19,6 +19,7 @@ import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -153,8 +154,13 @@ public final class Traffic {
      * {@code serverPort} (all addresses of {@code address}'s family) in {@code server}.
      */
     public static Seen tcp(TestNetns client, TestNetns server, InetAddress address, int port, int serverPort) {
-        try (NetNs serverNs = NetNs.open(server.path());
-                NetNs clientNs = NetNs.open(client.path());
+        return tcp(client.path(), server.path(), address, port, serverPort);
+    }
+
+    /** {@link #tcp(TestNetns, TestNetns, InetAddress, int, int)} between namespaces given by path (a pod's). */
+    public static Seen tcp(Path client, Path server, InetAddress address, int port, int serverPort) {
+        try (NetNs serverNs = NetNs.open(server);
+                NetNs clientNs = NetNs.open(client);
                 ServerSocket listener = serverNs.call(() -> {
                     ServerSocket s = new ServerSocket();
                     s.setReuseAddress(true);
@@ -206,8 +212,13 @@ public final class Traffic {
      * duplicate address detection of a gateway address made a moment ago).
      */
     public static Seen udp(TestNetns client, TestNetns server, InetAddress address, int port, int serverPort) {
-        try (NetNs serverNs = NetNs.open(server.path());
-                NetNs clientNs = NetNs.open(client.path());
+        return udp(client.path(), server.path(), address, port, serverPort);
+    }
+
+    /** {@link #udp(TestNetns, TestNetns, InetAddress, int, int)} between namespaces given by path (a pod's). */
+    public static Seen udp(Path client, Path server, InetAddress address, int port, int serverPort) {
+        try (NetNs serverNs = NetNs.open(server);
+                NetNs clientNs = NetNs.open(client);
                 DatagramSocket listener = serverNs.call(() -> new DatagramSocket(new InetSocketAddress(
                         wildcard(address), serverPort)));
                 DatagramSocket socket = clientNs.call(() -> new DatagramSocket(new InetSocketAddress(

@@ -135,8 +135,9 @@ class DhcpTest {
     @Test
     void aStoppedServerFailsAddClearlyAndDelStillLetsGoOfTheLease() {
         lab.startDnsmasq();
-        // dnsmasq pings an address before it offers it (up to ~3 s): the exchange timeout leaves room for that.
-        lab.startDaemon("-timeout", "5s", "-resendtimeout", "6s");
+        // dnsmasq pings an address before it offers it (up to ~3 s): the exchange timeout leaves room for that, and
+        // for a loaded machine (5 s was seen to fail the first, answered ADD with several builds running).
+        lab.startDaemon("-timeout", "10s", "-resendtimeout", "12s");
         TestNetns first = lab.container();
         String conf = lab.bridgeConf("1.0.0", "");
         lab.jcni("bridge").add(conf, first.path(), "ctr-c", "eth0").result();

@@ -31,4 +31,8 @@ public final class LibcH {
     public static final int NS_GET_NSTYPE = 46851;
     /** {@code f_type} of a file on nsfs, where namespace files ({@code /proc/PID/ns/net}, their bind mounts) live. */
     public static final int NSFS_MAGIC = 0x6e736673;
+    /** linux/magic.h: procfs. */
+    public static final int PROC_SUPER_MAGIC = 0x9fa0;
+    /** linux/magic.h: sysfs. */
+    public static final int SYSFS_MAGIC = 0x62656572;
 }

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.service;
 
+import io.jcni.runtime.internal.files.BoundedFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -23,10 +25,27 @@ import java.util.Set;
  * {@code ip netns exec} binds from {@code /etc/netns/NAME} over {@code /etc}.
  */
 final class MountView {
+    /** The largest mount table read from a client (a node with thousands of mounts has a few hundred KiB). */
+    static final int MAX_MOUNTINFO = 16 << 20;
+
     private final String home;
 
     MountView() {
         this.home = namespace(Path.of("/proc/self/ns/mnt"));
+    }
+
+    /**
+     * Whether {@code dir} (a client's root directory, as {@code /proc/self/fd/N}) is this service's root: the same
+     * directory (device and inode). A chrooted client's is another: the paths it hands over mean other files.
+     */
+    boolean isRoot(Path dir) {
+        try {
+            Map<String, Object> theirs = Files.readAttributes(dir, "unix:dev,ino");
+            Map<String, Object> ours = Files.readAttributes(Path.of("/"), "unix:dev,ino");
+            return theirs.equals(ours);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -46,7 +65,8 @@ final class MountView {
         Set<String> client;
         Set<String> service;
         try {
-            client = mounts(Files.readString(mountInfo, StandardCharsets.UTF_8));
+            client = mounts(new String(BoundedFiles.read(mountInfo, MAX_MOUNTINFO, BoundedFiles.Links.FOLLOW),
+                    StandardCharsets.UTF_8));
             service = mounts(Files.readString(Path.of("/proc/self/mountinfo"), StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             return "could not compare the mounts: " + e.getMessage();

@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.ipam.cluster;
 
 import io.jcni.plugins.internal.ipam.cluster.EtcdConfig.Endpoint;
 import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
+import io.jcni.runtime.internal.files.BoundedFiles;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Json;
@@ -14,7 +15,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -221,10 +221,9 @@ final class EtcdClient implements AutoCloseable {
         authenticated = true;
         String text;
         try {
-            if (Files.size(config.credentialsFile()) > 64 * 1024) {
-                throw new EtcdException(Kind.CONFIG, config.credentialsFile() + ": larger than 64 KiB");
-            }
-            text = Files.readString(config.credentialsFile(), StandardCharsets.UTF_8);
+            // Only a regular file (a FIFO would block the call, /dev/zero never end), at most 64 KiB.
+            text = new String(BoundedFiles.read(config.credentialsFile(), 64 * 1024, BoundedFiles.Links.FOLLOW),
+                    StandardCharsets.UTF_8);
         } catch (IOException e) {
             authenticated = false;
             throw new EtcdException(Kind.CONFIG, "cannot read the etcd credentials file "

@@ -500,6 +500,18 @@ final class EtcdClient implements AutoCloseable {
             return cmp(key, "\"target\":\"MOD\",\"mod_revision\":\"" + revision + "\"");
         }
 
+        /**
+         * No key in {@code [key, end)} was created or changed after {@code revision}: every key there has a
+         * {@code mod_revision} of at most {@code revision} (etcd compares each key of the range; an empty range
+         * holds). With a range read as empty at {@code revision}, it says the range is still empty.
+         */
+        Txn unchangedSince(String key, String end, long revision) {
+            sep(compare).append("{\"key\":\"").append(b64(key)).append("\",\"range_end\":\"").append(b64(end))
+                    .append("\",\"result\":\"LESS\",\"target\":\"MOD\",\"mod_revision\":\"").append(revision + 1)
+                    .append("\"}");
+            return this;
+        }
+
         /** The key holds {@code value}. */
         Txn value(String key, byte[] value) {
             return cmp(key, "\"target\":\"VALUE\",\"value\":\"" + b64(value) + "\"");

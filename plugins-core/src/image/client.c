@@ -12,8 +12,9 @@
  *            directories (a chroot sees other files; relative paths resolve in the working directory), then
  *            CNI_NETNS if it could be opened.
  *   replies  'M' u16 n, n bytes   another build (its id): nothing was run, use the JVM launcher
- *            'E' u16 n, n bytes   this process sees other files than the service (why): nothing was run, use the
- *                                 JVM launcher, which sees what this process sees
+ *            'E' u16 n, n bytes   the call must run elsewhere (why): this process sees other files than the
+ *                                 service, or the call may need more memory than the service sets aside; nothing
+ *                                 was run, use the JVM launcher (it sees what this process sees, in a JVM of its own)
  *            'A'                  accepted: the service runs the call now
  *            'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer
  *
@@ -22,8 +23,9 @@
  *     gets an error JSON with code 11 (try again later) and exit status 1, never part of a result.
  *   - The JVM launcher runs only when the service cannot have run the call: no connection, a service that is neither
  *     root nor this user, another build, another view of the file system (a private mount namespace with its own
- *     /var/lib/cni, say: the plugin must write its state where its caller looks), or a connection that ended before
- *     'A' (the service sends 'A' before the call starts and runs nothing if it cannot).
+ *     /var/lib/cni, say: the plugin must write its state where its caller looks; a chroot), a configuration too
+ *     large for the service's heap, or a connection that ended before 'A' (the service sends 'A' before the call
+ *     starts and runs nothing if it cannot).
  *   - stdin is read before the request only for the commands whose plugins read it; if the call then goes to the
  *     JVM launcher after all, those bytes are its stdin (a memfd).
  *
@@ -265,7 +267,7 @@ int main(int argc, char **argv) {
         char why[258] = "";
         uint16_t n = 0;
         if (read_all(s, (char *)&n, 2) == 0 && n < sizeof why && read_all(s, why, n) == 0) why[n] = 0;
-        say("the service sees other files than this process", why); jvm();
+        say("the service sends this call to the JVM launcher", why); jvm();
     }
     int accepted = type == 'A';
     if (accepted && read_all(s, &type, 1) != 0) try_again("the jcni plugin service ended during the call");

@@ -13,8 +13,9 @@ import java.util.concurrent.TimeoutException;
  * 23 MiB; a delegating plugin decodes it a second time in its in-process IPAM delegate. Calls whose estimate is at
  * most {@link #SMALL} (stdin up to about 25 KiB: every configuration seen in practice) are admitted at once and
  * counted nowhere; larger ones share {@code budget} bytes (half the heap), each taking its estimate, capped at the
- * whole budget (such a call runs with no other large one). So the large calls together never take more than half the
- * heap, and the small ones keep the rest.
+ * whole budget. So the large calls together never take more than half the heap, and the small ones keep the rest. A
+ * call whose estimate exceeds the whole budget is not run by the service at all: its client runs its JVM launcher
+ * ({@code 'E'}), a JVM with a heap of its own.
  *
  * <p>A wait has a deadline ({@link TimeoutException}) and ends on an interrupt. First come, first served among the
  * large calls.
@@ -85,7 +86,7 @@ final class MemoryAdmission {
         if (!counted(estimate)) {
             return FREE;
         }
-        long bytes = Math.min(estimate, budget);
+        long bytes = Math.min(estimate, budget); // the caller sends larger ones elsewhere
         synchronized (this) {
             long ticket = nextTicket++;
             try {

@@ -21,8 +21,9 @@ import java.nio.charset.StandardCharsets;
  *           namespace and its /proc/self/mountinfo (flag 8), its root (flag 16), its working directory (flag 32),
  *           then CNI_NETNS (state 1)
  * replies   'M' u16 length, the service's build id: another build; the client runs its JVM launcher, nothing ran
- *           'E' u16 length, why: the client sees other files than the service ({@link MountView}); the client runs
- *               its JVM launcher, nothing ran
+ *           'E' u16 length, why: the call must run elsewhere: the client sees other files than the service
+ *               ({@link MountView}), or it may need more memory than the service sets aside for large calls
+ *               ({@link MemoryAdmission}); the client runs its JVM launcher, nothing ran
  *           'A': accepted, sent before the call starts (if it cannot be sent, the call does not run)
  *           'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer, complete
  * </pre>

@@ -119,6 +119,14 @@ final class ServiceCall implements Runnable {
         if (!MemoryAdmission.counted(estimate)) {
             return MemoryAdmission.FREE;
         }
+        if (estimate > service.memory().budget()) {
+            // Not even alone would it fit beside the others: its JVM launcher runs it, with a heap of its own.
+            service.stats().elsewhere.increment();
+            answer(Protocol.elsewhere("a call with " + header.stdinLength + " bytes of stdin may need "
+                    + (estimate >> 20) + " MiB, more than the " + (service.memory().budget() >> 20)
+                    + " MiB the service sets aside for large calls"));
+            return null;
+        }
         boolean aside = service.stepAside();
         try {
             return service.memory().admit(estimate, System.nanoTime() + service.settings().waitTimeout().toNanos());

@@ -124,6 +124,70 @@ final class ServiceLab implements AutoCloseable {
                 + "[\"http://127.0.0.1:9\"],\"credentialsFile\":\"" + credentials + "\"}}}";
     }
 
+    /** The build id the dist's clients send (a raw request of this build is served). */
+    static String buildId() throws IOException {
+        return Files.readString(Locations.dist().resolve("image/lib/jcni-build-id")).strip();
+    }
+
+    /**
+     * A request frame as the C client builds it (protocol 2, see its header comment), for hostile peers that send it
+     * whole, in parts, or altered. Descriptors go with {@link #send}.
+     */
+    static byte[] frame(String buildId, String type, Map<String, String> env, byte[] stdin, int flags) {
+        java.io.ByteArrayOutputStream envBytes = new java.io.ByteArrayOutputStream();
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            envBytes.writeBytes((e.getKey() + "=" + e.getValue()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            envBytes.write(0);
+        }
+        byte[] id = buildId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] t = type.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(24 + id.length + t.length + envBytes.size()
+                + stdin.length).order(java.nio.ByteOrder.nativeOrder());
+        b.put("JCNI".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).putShort((short) 2).put((byte) 0)
+                .put((byte) (flags | (stdin.length > 0 ? 2 : 0))).putShort((short) id.length)
+                .putShort((short) t.length).putInt(envBytes.size()).putInt(stdin.length).putInt(0).put(id).put(t)
+                .put(envBytes.toByteArray()).put(stdin);
+        return b.array();
+    }
+
+    /** Flags of a frame carrying the client's network namespace, mount namespace and table, root and cwd. */
+    static final int ALL_DESCRIPTORS = 1 | 8 | 16 | 32;
+
+    /**
+     * Connects, sends {@code frame} with the descriptors of {@code paths} (opened {@code O_PATH}, in order), and
+     * returns what came back until the service closed (or {@code timeout} passed): the raw reply bytes.
+     */
+    byte[] send(byte[] frame, List<Path> paths, Duration timeout) {
+        try (io.jcni.netlink.sys.UnixSocket conn = io.jcni.netlink.sys.UnixSocket.connect(service.socket())) {
+            conn.timeouts(timeout, timeout);
+            List<io.jcni.netlink.sys.Descriptor> fds = new ArrayList<>();
+            try {
+                for (Path p : paths) {
+                    fds.add(io.jcni.netlink.sys.Descriptor.openPath(p));
+                }
+                conn.send(frame, 0, frame.length, fds);
+            } catch (io.jcni.netlink.KernelException e) {
+                // refused before it was all read: the reply is there all the same
+            } finally {
+                fds.forEach(io.jcni.netlink.sys.Descriptor::close);
+            }
+            return readAll(conn);
+        }
+    }
+
+    static byte[] readAll(io.jcni.netlink.sys.UnixSocket conn) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        byte[] buffer = new byte[65536];
+        try {
+            for (int n; (n = conn.read(buffer, 0, buffer.length)) > 0; ) {
+                all.write(buffer, 0, n);
+            }
+        } catch (io.jcni.netlink.KernelException e) {
+            // reset or timeout: what arrived is the answer
+        }
+        return all.toByteArray();
+    }
+
     /** Nearest-rank percentile of durations, in milliseconds. */
     static double percentile(List<Duration> values, int p) {
         List<Duration> sorted = new ArrayList<>(values);

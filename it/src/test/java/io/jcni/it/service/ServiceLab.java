@@ -208,7 +208,11 @@ final class ServiceLab implements AutoCloseable {
         for (Path pids : pidFiles) {
             if (Files.exists(pids)) {
                 for (String pid : Files.readAllLines(pids)) {
-                    ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(ProcessHandle::destroyForcibly);
+                    try {
+                        ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(ProcessHandle::destroyForcibly);
+                    } catch (NumberFormatException e) {
+                        // a line torn by a kill: nothing to end
+                    }
                 }
             }
         }

@@ -140,6 +140,8 @@ final class PluginService implements AutoCloseable {
     private final Thread acceptor;
     private final Thread watchdog;
     private volatile boolean closing;
+    /** The watchdog goes on while the calls finish after {@link #closing}: a client may still leave. */
+    private volatile boolean watchdogStops;
 
     /** Call threads added at most for hung and waiting calls: beyond, they take the pool's own threads. */
     static final int MAX_EXTRA_THREADS = 256;
@@ -338,12 +340,21 @@ final class PluginService implements AutoCloseable {
         calls.shutdown();
         try {
             if (!calls.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.info("stopping with " + inFlight() + " calls still running");
+                // What is left past the grace is cancelled (rolled back), as a runtime's timeout would.
+                int left = 0;
+                for (CallWatch w : watched) {
+                    left += w.cancel("the service is stopping") ? 1 : 0;
+                }
+                log.info("stopping: cancelled " + left + " calls still running after " + grace.toSeconds() + " s");
+                if (!calls.awaitTermination(settings.hungGrace().toMillis(), TimeUnit.MILLISECONDS)) {
+                    log.info("stopping with " + inFlight() + " calls still running");
+                }
             }
             acceptor.join(grace.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        watchdogStops = true;
         watchdog.interrupt();
         if (ownsSocketFile) {
             try {
@@ -442,7 +453,7 @@ final class PluginService implements AutoCloseable {
     private final class Watchdog implements Runnable {
         @Override
         public void run() {
-            while (!closing) {
+            while (!watchdogStops) {
                 try {
                     if (watched.isEmpty()) {
                         synchronized (watched) {

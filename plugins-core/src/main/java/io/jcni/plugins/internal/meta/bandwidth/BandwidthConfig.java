@@ -125,6 +125,17 @@ record BandwidthConfig(Shaping ingress, Shaping egress) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, direction + " rate and burst must be at least 8 "
                     + "bits (one byte)", keys + ": tbf works in bytes, and Go's plugin would send the kernel 0");
         }
+        // Go's createTBF converts the bucket's time (microseconds, then kernel ticks) to uint32, which wraps: the
+        // kernel then refuses the tbf (a zero bucket) or shapes with a bucket of the wrong size. Refused here where
+        // that happens (bursts of 2^32 bits and more at common rates), where a clamp would silently shape otherwise.
+        double bufferMicros = (double) (burst / 8) * TcClock.TIME_UNITS_PER_SEC / (double) (rate / 8);
+        if (bufferMicros >= 4294967296.0 || Math.floor(bufferMicros) * clock.tickInUsec() >= 4294967296.0) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, direction + "Burst " + burst
+                    + " is too large for " + direction + "Rate " + rate, keys + ": sending the bucket takes "
+                    + String.format(java.util.Locale.ROOT, "%.0f", bufferMicros / 1e6) + " s, more than tbf's"
+                    + " 32-bit buffer holds (Go's plugin wraps the number, and the kernel refuses it or shapes"
+                    + " with another bucket)");
+        }
         try {
             return new Shaping(rate, burst, QdiscInfo.Tbf.goBandwidth(rate / 8, burst / 8, LATENCY_MILLIS, clock));
         } catch (IllegalArgumentException e) {

@@ -70,6 +70,26 @@ class BandwidthConfigTest {
         assertThat(huge.msg()).isEqualTo("egressRate 2000000000000 is too high for a token bucket");
     }
 
+    /**
+     * Issue 23, item 9: a burst whose bucket does not fit tbf's 32-bit buffer (2^32 bits at 1 Mbit/s: 4295 s of
+     * traffic) is refused with code 7, as Go's plugin is refused by the kernel for the value its uint32 conversion
+     * wraps to; before, jcni clamped it and shaped with another bucket than asked for. A large burst at a rate that
+     * sends it within the buffer's range is fine.
+     */
+    @Test
+    void aBurstWhoseBucketDoesNotFitTbfsBufferIsRefusedNotClamped() throws Exception {
+        for (String burst : new String[] {"4294967296", "8589934592"}) {
+            CniError refused = addError(",\"ingressRate\":1000000,\"ingressBurst\":" + burst);
+            assertThat(refused.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+            assertThat(refused.msg()).isEqualTo("ingressBurst " + burst + " is too large for ingressRate 1000000");
+        }
+        CniError egress = addError(",\"egressRate\":8000000,\"egressBurst\":4294967296");
+        assertThat(egress.msg()).isEqualTo("egressBurst 4294967296 is too large for egressRate 8000000");
+        CniError fits = addError(",\"ingressRate\":100000000000,\"ingressBurst\":4294967296");
+        assertThat(fits.msg()).as("2^32 bits at 100 Gbit/s (43 ms) passes the checks; what fails is the missing"
+                + " prevResult").isEqualTo("must be called as chained plugin");
+    }
+
     @Test
     void subnetListsAreRefusedAsUnsupportedUnlessEmpty() throws Exception {
         CniError shaped = addError(",\"shapedSubnets\":[\"10.0.0.0/8\"],\"ingressRate\":8000,\"ingressBurst\":800");

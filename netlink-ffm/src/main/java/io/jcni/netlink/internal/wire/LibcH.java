@@ -28,6 +28,8 @@ public final class LibcH {
     public static final int LOCK_NB = 4;
     public static final int LOCK_UN = 8;
     public static final int CLONE_NEWNET = 1073741824;
+    /** sched.h: the filesystem information (root, working directory, umask) of a thread. */
+    public static final int CLONE_FS = 512;
     public static final int NS_GET_NSTYPE = 46851;
     /** {@code f_type} of a file on nsfs, where namespace files ({@code /proc/PID/ns/net}, their bind mounts) live. */
     public static final int NSFS_MAGIC = 0x6e736673;

@@ -34,6 +34,31 @@ final class MountView {
         this.home = namespace(Path.of("/proc/self/ns/mnt"));
     }
 
+    /** The service's own working directory, where each call thread returns after a call made elsewhere. */
+    private final io.jcni.netlink.sys.Descriptor ownCwd = io.jcni.netlink.sys.Descriptor.openPath(Path.of("."));
+
+    /**
+     * The client's working directory if it is not this service's (then the call runs there: relative paths in its
+     * configuration, and delegates it execs, see what an exec'd plugin would), or null.
+     */
+    io.jcni.netlink.sys.Descriptor otherCwd(io.jcni.netlink.sys.Descriptor clientCwd) {
+        if (clientCwd == null) {
+            return null;
+        }
+        try {
+            Map<String, Object> theirs = Files.readAttributes(clientCwd.procPath(), "unix:dev,ino");
+            Map<String, Object> ours = Files.readAttributes(ownCwd.procPath(), "unix:dev,ino");
+            return theirs.equals(ours) ? null : clientCwd;
+        } catch (IOException | RuntimeException e) {
+            return clientCwd; // fchdir reports what it is
+        }
+    }
+
+    /** The service's working directory (a descriptor, kept open). */
+    io.jcni.netlink.sys.Descriptor ownCwd() {
+        return ownCwd;
+    }
+
     /**
      * Whether {@code dir} (a client's root directory, as {@code /proc/self/fd/N}) is this service's root: the same
      * directory (device and inode). A chrooted client's is another: the paths it hands over mean other files.

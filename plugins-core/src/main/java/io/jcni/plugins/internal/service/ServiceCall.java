@@ -2,7 +2,9 @@ package io.jcni.plugins.internal.service;
 
 import io.jcni.netlink.KernelException;
 import io.jcni.netlink.NetNs;
+import io.jcni.netlink.sys.Descriptor;
 import io.jcni.netlink.sys.PeerCredentials;
+import io.jcni.netlink.sys.ThreadDirectory;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.CallerNetns;
@@ -364,7 +366,8 @@ final class ServiceCall implements Runnable {
     private byte[] run(Skel skel, Request request, NetNs client, CallWatch watch) {
         long start = System.nanoTime();
         // In the client's network namespace when it is not the service's: the plugin's "host" side is the runtime's.
-        SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request), watch);
+        SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request), watch,
+                service.mounts().otherCwd(request.cwd), service.mounts().ownCwd());
         int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
         if (service.log().debugEnabled()) {
@@ -416,13 +419,19 @@ final class ServiceCall implements Runnable {
         private final byte[] stdin;
         private final CallerNetns netns;
         private final CallWatch watch;
+        /** The client's working directory when it is not the service's, else null; and the service's. */
+        private final Descriptor cwd;
+        private final Descriptor home;
 
-        SkelCall(Skel skel, Map<String, String> env, byte[] stdin, CallerNetns netns, CallWatch watch) {
+        SkelCall(Skel skel, Map<String, String> env, byte[] stdin, CallerNetns netns, CallWatch watch, Descriptor cwd,
+                Descriptor home) {
             this.skel = skel;
             this.env = env;
             this.stdin = stdin;
             this.netns = netns;
             this.watch = watch;
+            this.cwd = cwd;
+            this.home = home;
         }
 
         @Override
@@ -430,7 +439,25 @@ final class ServiceCall implements Runnable {
             OutputStream stdout = out;
             Thread previous = watch.enter();
             try (CancellableCall.Scope cancellable = CancellableCall.enter()) {
-                return skel.run(env, stdin, stdout, err, netns);
+                if (cwd == null) {
+                    return skel.run(env, stdin, stdout, err, netns);
+                }
+                // In the client's working directory, on this thread only: a relative dataDir, resolvConf or
+                // CNI_PATH entry, and a delegate this call execs, find what an exec'd plugin would find.
+                try {
+                    ThreadDirectory.detach();
+                    ThreadDirectory.enter(cwd);
+                } catch (KernelException e) {
+                    byte[] json = CniJson.encode(new CniError(CniError.IO_FAILURE, "the jcni plugin service cannot"
+                            + " run the call in its caller's working directory: " + e.getMessage(), ""));
+                    out.write(json, 0, json.length);
+                    return 1;
+                }
+                try {
+                    return skel.run(env, stdin, stdout, err, netns);
+                } finally {
+                    ThreadDirectory.enter(home);
+                }
             } finally {
                 watch.leave(previous);
             }

@@ -354,6 +354,44 @@ class ServiceIsolationTest {
         assertThat(service.stats().calls.sum()).isZero();
     }
 
+    /**
+     * Issue 23, item 8: paths are resolved where the caller resolves them. A relative {@code dataDir} was resolved in
+     * the service's working directory, so the reservations of a client elsewhere landed there; now the call runs in
+     * the client's working directory (on its thread alone), as an exec'd plugin does, and so does a delegate it
+     * execs.
+     */
+    @Test
+    void relativePathsAreResolvedInTheClientsWorkingDirectoryAsAnExecWould() throws Exception {
+        start(2, Duration.ofMinutes(5), Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(10));
+        Path clientCwd = Files.createDirectories(dir.resolve("client-cwd"));
+        TestClient add = TestClient.call("ADD").env("CNI_CONTAINERID", "rel").env("CNI_IFNAME", "eth0")
+                .env("CNI_PATH", dir.toString()).env("CNI_NETNS", "/var/run/netns/unused")
+                .stdin("{\"cniVersion\":\"1.1.0\",\"name\":\"relnet\",\"type\":\"bridge\",\"ipam\":{"
+                        + "\"type\":\"host-local\",\"dataDir\":\"relative-ipam\",\"ranges\":[[{"
+                        + "\"subnet\":\"10.250.0.0/24\"}]]}}");
+        add.netnsState = Protocol.NETNS_UNOPENED;
+        add.cwd = clientCwd;
+        TestClient.Reply reply = add.send(socket);
+        assertThat(reply.status()).as(reply.stdout()).isZero();
+        try (java.util.stream.Stream<Path> files = Files.list(clientCwd.resolve("relative-ipam/relnet"))) {
+            assertThat(files.map(f -> f.getFileName().toString())).contains("10.250.0.2");
+        }
+        assertThat(Path.of("relative-ipam")).as("nothing in the service's own working directory").doesNotExist();
+
+        Path bin = Files.createDirectories(dir.resolve("cwd-bin"));
+        Path where = dir.resolve("delegate-cwd");
+        Path recorder = Files.writeString(bin.resolve("pwd-ipam"), "#!/bin/sh\npwd > '" + where + "'\n");
+        assertThat(recorder.toFile().setExecutable(true)).isTrue();
+        TestClient del = TestClient.call("DEL").type("bridge").env("CNI_CONTAINERID", "rel").env("CNI_IFNAME", "eth0")
+                .env("CNI_PATH", "../cwd-bin")
+                .stdin("{\"cniVersion\":\"1.1.0\",\"name\":\"relnet\",\"type\":\"bridge\",\"ipam\":{"
+                        + "\"type\":\"pwd-ipam\"}}");
+        del.cwd = clientCwd;
+        TestClient.Reply deleted = del.send(socket);
+        assertThat(deleted.status()).as("a relative CNI_PATH found from there: " + deleted.stdout()).isZero();
+        assertThat(Files.readString(where).strip()).as("the delegate runs there too").isEqualTo(clientCwd.toString());
+    }
+
     static String text(byte[] b) {
         return new String(b, StandardCharsets.UTF_8);
     }

@@ -36,6 +36,17 @@ final class MountView {
 
     /** The service's own working directory, where each call thread returns after a call made elsewhere. */
     private final io.jcni.netlink.sys.Descriptor ownCwd = io.jcni.netlink.sys.Descriptor.openPath(Path.of("."));
+    /** Device and inode of the service's working and root directories, read once (each call compares with them). */
+    private final Map<String, Object> ownCwdId = identity(ownCwd.procPath());
+    private final Map<String, Object> ownRootId = identity(Path.of("/"));
+
+    private static Map<String, Object> identity(Path dir) {
+        try {
+            return Files.readAttributes(dir, "unix:dev,ino");
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+    }
 
     /**
      * The client's working directory if it is not this service's (then the call runs there: relative paths in its
@@ -47,8 +58,7 @@ final class MountView {
         }
         try {
             Map<String, Object> theirs = Files.readAttributes(clientCwd.procPath(), "unix:dev,ino");
-            Map<String, Object> ours = Files.readAttributes(ownCwd.procPath(), "unix:dev,ino");
-            return theirs.equals(ours) ? null : clientCwd;
+            return theirs.equals(ownCwdId) ? null : clientCwd;
         } catch (IOException | RuntimeException e) {
             return clientCwd; // fchdir reports what it is
         }
@@ -65,9 +75,7 @@ final class MountView {
      */
     boolean isRoot(Path dir) {
         try {
-            Map<String, Object> theirs = Files.readAttributes(dir, "unix:dev,ino");
-            Map<String, Object> ours = Files.readAttributes(Path.of("/"), "unix:dev,ino");
-            return theirs.equals(ours);
+            return Files.readAttributes(dir, "unix:dev,ino").equals(ownRootId);
         } catch (IOException | RuntimeException e) {
             return false;
         }

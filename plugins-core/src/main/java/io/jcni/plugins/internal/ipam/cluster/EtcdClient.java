@@ -30,7 +30,8 @@ import javax.net.ssl.SSLSocketFactory;
  * {@code java.base} on the exec path.
  *
  * <p>Every call has the deadline given at construction (the plugin call's {@code requestTimeoutSeconds}). A call goes
- * to one endpoint, which gets {@code dialTimeoutSeconds} (or what is left, if less) to connect and answer; when it
+ * to one endpoint, which gets {@code dialTimeoutSeconds} (or what is left, if less) to connect and answer, twice that
+ * in the next round and so on (a cluster slow under load still answers; a lone endpoint gets all that is left); when it
  * cannot connect, does not answer in that time (a member stopped, its disk stalled, its traffic black-holed: it may
  * accept connections all the same), or etcd answers "unavailable" (no leader, no quorum, request timed out, leader
  * changed), the next endpoint is tried, round after round with a short pause, until the deadline, then {@link
@@ -155,7 +156,10 @@ final class EtcdClient implements AutoCloseable {
                 }
                 int at = order[tried++];
                 Endpoint endpoint = config.endpoints().get(at);
-                long attemptDeadline = deadline - now < attemptNanos ? deadline : now + attemptNanos;
+                // One endpoint: nowhere to move on to, it gets what is left. Several: dialTimeoutSeconds in the first
+                // round, doubled in each further one (a cluster slow under load is not cut off for ever).
+                long budget = channels.length == 1 ? Long.MAX_VALUE : attemptNanos << Math.min(rounds, 20);
+                long attemptDeadline = deadline - now < budget ? deadline : now + budget;
                 HttpChannel.Response response;
                 try {
                     response = channel(at).post(path, bytes, token, attemptDeadline);

@@ -71,7 +71,9 @@
  *
  * <h2>Failures</h2>
  * A call has one deadline, {@code requestTimeoutSeconds} (default 10), for all its etcd requests; each attempt at one
- * endpoint gets {@code min(dialTimeoutSeconds, remaining)} (default 2 s) to connect and answer. Refused connections,
+ * endpoint gets {@code min(dialTimeoutSeconds, remaining)} (default 2 s) to connect and answer in the first round of
+ * attempts, twice as long in each further round (a cluster that is slow under load is not cut off for ever; a single
+ * endpoint gets all that is left, having no other to move on to). Refused connections,
  * attempts that time out (a member that is stopped still accepts connections: its kernel does) and etcd's "no
  * leader", "request timed out" and gRPC Unavailable move on to the next endpoint, round after round, until the
  * deadline; an endpoint that failed is tried last for 30 s by every call of the JVM (the plugin service's). With one

@@ -8,11 +8,13 @@
  * Protocol (the Java side is io.jcni.plugins.internal.service.Protocol; integers in host byte order):
  *   request  header (REQ_HEADER bytes, below), build id, type, environment (NUL-terminated entries), stdin; the
  *            first bytes carry SCM_RIGHTS: this process's network namespace, its /sys (sysfs shows the devices of
- *            the namespace it was mounted for), its mount namespace and /proc/self/mountinfo, then CNI_NETNS if it
- *            could be opened.
+ *            the namespace it was mounted for), its mount namespace and /proc/self/mountinfo, its root and working
+ *            directories (a chroot sees other files; relative paths resolve in the working directory), then
+ *            CNI_NETNS if it could be opened.
  *   replies  'M' u16 n, n bytes   another build (its id): nothing was run, use the JVM launcher
- *            'E' u16 n, n bytes   this process sees other files than the service (why): nothing was run, use the
- *                                 JVM launcher, which sees what this process sees
+ *            'E' u16 n, n bytes   the call must run elsewhere (why): this process sees other files than the
+ *                                 service, or the call may need more memory than the service sets aside; nothing
+ *                                 was run, use the JVM launcher (it sees what this process sees, in a JVM of its own)
  *            'A'                  accepted: the service runs the call now
  *            'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer
  *
@@ -21,8 +23,9 @@
  *     gets an error JSON with code 11 (try again later) and exit status 1, never part of a result.
  *   - The JVM launcher runs only when the service cannot have run the call: no connection, a service that is neither
  *     root nor this user, another build, another view of the file system (a private mount namespace with its own
- *     /var/lib/cni, say: the plugin must write its state where its caller looks), or a connection that ended before
- *     'A' (the service sends 'A' before the call starts and runs nothing if it cannot).
+ *     /var/lib/cni, say: the plugin must write its state where its caller looks; a chroot), a configuration too
+ *     large for the service's heap, or a connection that ended before 'A' (the service sends 'A' before the call
+ *     starts and runs nothing if it cannot).
  *   - stdin is read before the request only for the commands whose plugins read it; if the call then goes to the
  *     JVM launcher after all, those bytes are its stdin (a memfd).
  *
@@ -60,14 +63,14 @@ static const struct {
 } note __attribute__((used, section(".note.jcni"), aligned(4))) = {5, sizeof(MARKER), 1, "jcni", MARKER};
 
 #define DEFAULT_SOCKET "/run/jcni/plugins.sock"
-#define PROTOCOL 1
+#define PROTOCOL 2
 #define REQ_HEADER 24
 #define MAX_STDIN ((4u << 20) + 1)   /* the plugins' config limit and one byte, as the JVM's skel reads it */
 #define MAX_ENV (1u << 20)
 #define MAX_STDOUT ((4u << 20) + 4096)
 #define MAX_STDERR ((1u << 20) + 4096)
 enum { NETNS_NONE, NETNS_DESCRIPTOR, NETNS_ABSENT, NETNS_UNOPENED };
-enum { FLAG_OWN_NETNS = 1, FLAG_STDIN = 2, FLAG_SYSFS = 4, FLAG_MOUNTS = 8 };
+enum { FLAG_OWN_NETNS = 1, FLAG_STDIN = 2, FLAG_SYSFS = 4, FLAG_MOUNTS = 8, FLAG_ROOT = 16, FLAG_CWD = 32 };
 
 static int debug;
 static char **args;                    /* main's argv, for the JVM launcher */
@@ -188,7 +191,7 @@ int main(int argc, char **argv) {
     }
 
     if (needs_stdin(getenv("CNI_COMMAND")) && read_stdin() != 0) { say("stdin", strerror(errno)); jvm(); }
-    int fds[5], nfds = 0, netns_state = NETNS_NONE, flags = FLAG_OWN_NETNS;
+    int fds[7], nfds = 0, netns_state = NETNS_NONE, flags = FLAG_OWN_NETNS;
     /* The namespace this process runs in is the plugin's "host" side; the service runs the call there. */
     if ((fds[nfds] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) { say("/proc/self/ns/net", strerror(errno)); jvm(); }
     nfds++;
@@ -199,6 +202,10 @@ int main(int argc, char **argv) {
     nfds++;
     if ((fds[nfds] = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) < 0) { say("/proc/self/mountinfo", strerror(errno)); jvm(); }
     nfds++, flags |= FLAG_MOUNTS;
+    /* Where "/" and relative paths lead for this process: a chroot's files are not the service's. */
+    if ((fds[nfds] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) { say("/", strerror(errno)); jvm(); }
+    nfds++, flags |= FLAG_ROOT;
+    if ((fds[nfds] = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0) nfds++, flags |= FLAG_CWD;
     const char *netns = getenv("CNI_NETNS");
     if (netns && netns[0]) {
         /* O_PATH: resolved here, in the runtime's mount namespace, without opening the file (a FIFO cannot block);
@@ -260,7 +267,7 @@ int main(int argc, char **argv) {
         char why[258] = "";
         uint16_t n = 0;
         if (read_all(s, (char *)&n, 2) == 0 && n < sizeof why && read_all(s, why, n) == 0) why[n] = 0;
-        say("the service sees other files than this process", why); jvm();
+        say("the service sends this call to the JVM launcher", why); jvm();
     }
     int accepted = type == 'A';
     if (accepted && read_all(s, &type, 1) != 0) try_again("the jcni plugin service ended during the call");

@@ -70,11 +70,19 @@ public final class NetworkConfigs {
      * Loads every {@code .conflist}, {@code .conf} and {@code .json} file in {@code dir} (not recursively). A missing
      * directory holds no networks, as in libcni.
      *
-     * @throws CniRuntimeException if the directory exists but cannot be listed (code 5)
+     * @throws CniRuntimeException if something other than a directory is there (a FIFO would block the listing for
+     *                             ever), or the directory cannot be listed (code 5)
      */
     public static NetworkConfigs load(Path dir) throws CniRuntimeException {
         List<Path> lists = new ArrayList<>();
         List<Path> confs = new ArrayList<>();
+        // The kind first (stat, nothing opened): the JDK opens a directory to list it with a plain open(2), which
+        // waits for ever on a FIFO, and anything but a directory holds no configurations.
+        String notDirectory = BoundedFiles.notADirectory(dir);
+        if (notDirectory != null) {
+            throw new CniRuntimeException("cannot read network configurations in " + dir + ": " + notDirectory,
+                    new CniError(CniError.IO_FAILURE, "cannot read network configurations", notDirectory), null);
+        }
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path entry : entries) {
                 if (Files.isDirectory(entry)) {

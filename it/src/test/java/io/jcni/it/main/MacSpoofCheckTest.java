@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jcni.it.support.Attachment;
 import io.jcni.it.support.Conflists;
+import io.jcni.it.support.DriverOutcome;
 import io.jcni.it.support.LibcniDriver;
 import io.jcni.it.support.TestNetns;
 import io.jcni.it.support.Traffic;
@@ -105,5 +106,29 @@ class MacSpoofCheckTest {
         assertThat(driver.check(conf, c2.path(), a2).answer()).as("the other attachment is intact").isEmpty();
         assertThat(driver.del(conf, c2.path(), a2).answer()).isEmpty();
         assertThat(Traffic.nftObjects(world.host.netns(), "rule")).isEmpty();
+    }
+
+    /**
+     * Issue 23, item 10 and a shared-with-Go item: a container ID of 250 characters made the chain names longer than
+     * nftables takes, and the ADD failed with a Java exception's class name in its message (code 999) after it had
+     * made the bridge and the veth pair; an interface name with a double quote made {@code nft list ruleset}
+     * impossible to load again (Go writes it all the same). Both are code 4 before anything is made.
+     */
+    @Test
+    void namesMacspoofchkCannotCarryAreCode4BeforeAnythingIsMade() throws Exception {
+        Path conf = world.write("spoof.conflist", Conflists.list("1.0.0", NETWORK, Conflists.bridge(world.bridge(),
+                ",\"isGateway\":true,\"macspoofchk\":true", BridgeTest.hostLocal(world.dataDir(), 50, false, ""))));
+        LibcniDriver driver = world.libcniWithJcni("cache");
+        TestNetns c1 = world.netns();
+        for (Attachment bad : List.of(Attachment.of("c".repeat(250), "eth0"), Attachment.of("quoted", "eth\"0"))) {
+            DriverOutcome add = driver.add(conf, c1.path(), bad);
+            assertThat(add.succeeded()).isFalse();
+            assertThat(add.cniError().path("code").asInt()).as(add.process().describe()).isEqualTo(4);
+            assertThat(add.cniError().path("msg").asText()).startsWith("macspoofchk: CNI_")
+                    .doesNotContain("Exception");
+        }
+        assertThat(world.host.kernel().links()).as("no bridge, no veth").noneMatch(l -> l.name()
+                .equals(world.bridge()) || l.name().startsWith("veth"));
+        assertThat(Traffic.nftObjects(world.host.netns(), "chain")).isEmpty();
     }
 }

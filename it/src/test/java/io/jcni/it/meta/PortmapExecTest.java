@@ -135,6 +135,64 @@ class PortmapExecTest {
         assertThat(tagged("id: refused")).isZero();
     }
 
+    /** {@code n} TCP mappings, host ports from 20000 on. */
+    static String manyMappings(int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "" : ",").append("{\"hostPort\":").append(20000 + i)
+                    .append(",\"containerPort\":80,\"protocol\":\"tcp\"}");
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Issue 23, harm 5: a podman port range of 3,000 ports, dual-stack, is published in one transaction and removed
+     * in one: 6,000 DNAT rules and the masquerade rules, then none. Before, anything above about 985 mappings was
+     * code 999 ("a transaction holds at most 2000 messages"); Go 1.1.1 published 3,000. All or nothing: with the
+     * IPv6 half refused by the kernel, none of the 3,000 IPv4 rules is there either.
+     */
+    @Test
+    void threeThousandMappingsArePublishedAndRemovedAllOrNothing() {
+        String conf = conf(NETWORK, "", manyMappings(3000), prevResult(5));
+        host.exec("nft", "add table ip6 cni_hostport").requireSuccess();
+        host.exec("nft", "add chain ip6 cni_hostport prerouting_after_dstnat").requireSuccess();
+        CniExec.Outcome refused = portmap().add(conf, Path.of("/x"), "range", "eth0");
+        assertThat(refused.code()).as(refused.process().describe()).isEqualTo(999);
+        assertThat(refused.msg()).contains("the transaction was not applied");
+        assertThat(tagged("id: range")).as("nothing of the IPv4 half either").isZero();
+        host.exec("nft", "delete table ip6 cni_hostport").requireSuccess();
+
+        CniExec.Outcome add = portmap().add(conf, Path.of("/x"), "range", "eth0");
+        assertThat(add.succeeded()).as(add.process().describe()).isTrue();
+        assertThat(ruleset()).contains("tcp dport 22999 dnat to 10.223.0.5:80")
+                .contains("tcp dport 22999 dnat to [fd23::5]:80");
+        assertThat(tagged("id: range")).as("3,000 DNAT rules per family, 2 + 1 masquerade").isEqualTo(6003);
+        assertThat(portmap().check(conf, Path.of("/x"), "range", "eth0").succeeded()).isTrue();
+
+        CniExec.Outcome del = portmap().del(conf, Path.of("/x"), "range", "eth0");
+        assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+        assertThat(tagged("id: range")).isZero();
+        assertThat(ruleset()).as("the last DEL removed the tables").isBlank();
+    }
+
+    /**
+     * Decided in issue 23 (shared with Go): a DEL whose runtimeConfig carries no {@code portMappings} (a runtime that
+     * lost them, or sends them only on ADD) still removes the attachment's rules, found by their comment. Go's DEL
+     * (and jcni's before) did nothing then, leaving DNAT rules to the released address: the next container given it
+     * received the published ports.
+     */
+    @Test
+    void aDelWithoutPortMappingsStillRemovesTheAttachmentsRules() {
+        portmap().add(conf(NETWORK, "", TCP, prevResult(6)), Path.of("/x"), "lost", "eth0").result();
+        assertThat(tagged("id: lost")).isEqualTo(5);
+        String noMappings = "{\"cniVersion\":\"1.1.0\",\"name\":\"" + NETWORK + "\",\"type\":\"portmap\"}";
+        CniExec.Outcome del = portmap().del(noMappings, Path.of("/x"), "lost", "eth0");
+        assertThat(del.succeeded()).as(del.process().describe()).isTrue();
+        assertThat(tagged("id: lost")).isZero();
+        assertThat(ruleset()).isBlank();
+        assertThat(portmap().del(noMappings, Path.of("/x"), "lost", "eth0").succeeded()).as("idempotent").isTrue();
+    }
+
     /**
      * 50 containers added at once (8 plugin processes at a time), then deleted at once, then added and deleted again
      * interleaved: every ADD's transaction flushes and refills the shared entry chains while others add and delete

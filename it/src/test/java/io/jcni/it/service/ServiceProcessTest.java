@@ -46,7 +46,7 @@ class ServiceProcessTest {
                 null, Duration.ofSeconds(60));
         assertThat(help.exitCode()).as(help.describe()).isZero();
         assertThat(help.stdout()).contains("Usage: jcni serve", "--socket PATH", "--allow-uid UID", "--max-calls N",
-                "--queue N", "LISTEN_FDS", "JCNI_SERVICE_SOCKET");
+                "--queue N", "--call-timeout S", "LISTEN_FDS", "JCNI_SERVICE_SOCKET");
         ProcessResult bad = Processes.run(List.of(Locations.distJcni().toString(), "serve", "--bogus"), Map.of(),
                 null, Duration.ofSeconds(60));
         assertThat(bad.exitCode()).isEqualTo(2);

@@ -11,7 +11,8 @@ import java.util.List;
  * <p>Changes are encoded when a method is called (bad arguments throw then, and the change is not queued) and run in
  * the order queued: a chain can be created and filled in one transaction, a flushed chain refilled. Not thread-safe;
  * after {@link #commit()} (whether it succeeded or failed) the transaction is empty and may be reused. At most
- * 2000 changes per transaction (the kernel's acknowledgements must fit the socket's receive queue).
+ * 65,536 changes per transaction; the socket's buffers grow to hold a large one whole (one datagram out, an
+ * acknowledgement per change in), so that it stays all or nothing.
  */
 public interface Transaction {
 

@@ -74,7 +74,7 @@
  * kernel's extended ACK, with the attribute it blames by C name ({@code NFTA_RULE_CHAIN}, or an expression's
  * attribute: {@code NFTA_RULE_EXPRESSIONS, expression 2 (payload), attribute 4}). Further failures are suppressed
  * exceptions. The kernel processes the datagram inside {@code sendto}, so every answer is queued when it returns and
- * is read without waiting. At most 2000 changes per transaction.
+ * is read without waiting. At most 65,536 changes per transaction (the socket's buffers grow to fit a large one).
  *
  * <h2>Known differences from {@code nft}</h2>
  * <ul>

@@ -58,6 +58,31 @@ public final class Descriptor implements AutoCloseable {
         return Path.of("/proc/self/fd/" + fd());
     }
 
+    /** The file systems {@link #fileSystem()} tells apart (linux/magic.h). */
+    public enum FileSystem {
+        PROC, SYSFS, NSFS, OTHER
+    }
+
+    /**
+     * The file system the descriptor's file is on ({@code fstatfs}): what a descriptor another process handed over
+     * must be checked for before it is read, since its kind alone does not say where it comes from (procfs files are
+     * regular files; a pipe or {@code /dev/zero} handed over where {@code /proc/self/mountinfo} was expected would
+     * block or never end).
+     */
+    public FileSystem fileSystem() {
+        long magic = Syscalls.fstatfsType(fd(), "fd " + fd);
+        if (magic == LibcH.PROC_SUPER_MAGIC) {
+            return FileSystem.PROC;
+        }
+        if (magic == LibcH.SYSFS_MAGIC) {
+            return FileSystem.SYSFS;
+        }
+        if (magic == LibcH.NSFS_MAGIC) {
+            return FileSystem.NSFS;
+        }
+        return FileSystem.OTHER;
+    }
+
     public boolean isOpen() {
         return !closed.get();
     }

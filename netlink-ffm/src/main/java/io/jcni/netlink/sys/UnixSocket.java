@@ -177,6 +177,15 @@ public final class UnixSocket implements AutoCloseable {
         send(bytes, 0, bytes.length, List.of());
     }
 
+    /**
+     * Whether the peer has closed the connection (exited, or was killed), without reading anything or blocking: a
+     * byte peeked with {@code MSG_DONTWAIT}. Data the peer sent and nobody read yet counts as "still there". Safe to
+     * call from another thread than the one receiving and sending.
+     */
+    public boolean peerClosed() {
+        return SocketCalls.peerClosed(fd());
+    }
+
     /** {@code shutdown(SHUT_RDWR)}: ends the connection both ways, or stops a listening socket's {@link #accept()}. */
     public void shutdown() {
         if (!closed.get()) {

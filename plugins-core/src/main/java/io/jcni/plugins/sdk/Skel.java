@@ -207,11 +207,14 @@ public final class Skel implements InProcessPlugin {
             }
         } catch (CniException e) {
             return fail(e.error(), errorVersion, stdout, log);
+        } catch (OutOfMemoryError e) {
+            log.failure("out of memory", e);
+            return fail(new CniError(CniError.TRY_AGAIN_LATER, "plugin " + type + " ran out of memory",
+                    "the JVM's heap could not hold this call; what it did was undone"), errorVersion, stdout, log);
         } catch (Throwable bug) {
             log.failure("internal error", bug);
-            CniError error = new CniError(CniError.INTERNAL, "internal error in plugin " + type + ": " + bug,
-                    "see the plugin's stderr for the stack trace");
-            return fail(error, errorVersion, stdout, log);
+            return fail(new CniError(CniError.INTERNAL, "internal error in plugin " + type + bugText(bug),
+                    "see the plugin's stderr for the stack trace"), errorVersion, stdout, log);
         }
         try {
             stdout.write(answer);
@@ -221,6 +224,15 @@ public final class Skel implements InProcessPlugin {
             log.failure("cannot write the result to stdout", e);
             return 1;
         }
+    }
+
+    /**
+     * What an unexpected exception says, for an error message: its own message, never its Java class name (that goes
+     * to stderr with the stack trace).
+     */
+    static String bugText(Throwable bug) {
+        String message = bug.getMessage();
+        return message == null || message.isBlank() ? "" : ": " + message;
     }
 
     /**
@@ -253,6 +265,7 @@ public final class Skel implements InProcessPlugin {
                 log.debug("timing " + command.name() + ": " + timing.line());
             }
             byte[] answer = result == null ? new byte[0] : CniJson.encode(result.convertTo(request.cniVersion()));
+            refuseIfCancelled(command);
             request.commitRollback();
             return answer;
         } finally {
@@ -260,6 +273,19 @@ public final class Skel implements InProcessPlugin {
                 timing.end();
             }
             request.closeRollback();
+        }
+    }
+
+    /**
+     * A call whose thread was interrupted (its host cancelled it: a runtime's deadline, a plugin service whose client
+     * went away) is not committed even when its handler finished: nobody waits for its result any more, and an ADD
+     * that nobody knows succeeded would keep its address and interfaces. It fails instead, and its rollback runs.
+     */
+    private void refuseIfCancelled(Command command) throws CniException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new CniException(CniError.TRY_AGAIN_LATER, command.name() + " of plugin " + type
+                    + " was cancelled before it could complete", "its caller cancelled it or its deadline passed;"
+                    + " what it did was undone");
         }
     }
 

@@ -295,6 +295,62 @@ class SkelTest {
         assertThat(undone).containsExactly("veth");
     }
 
+    /** A plugin with one handler, ADD, which registers an undo and then does {@code then}. */
+    private static Skel addThen(String type, List<String> undone, Runnable then) {
+        return Skel.of(type, new CniPlugin() {
+            @Override
+            public CniResult add(CniRequest request) {
+                request.rollback().onFailure("undo the veth", () -> undone.add("veth"));
+                then.run();
+                return SkelHarness.sampleResult();
+            }
+
+            @Override
+            public void del(CniRequest request) {
+            }
+
+            @Override
+            public void check(CniRequest request) {
+            }
+        }, CniVersion.SUPPORTED);
+    }
+
+    /**
+     * A call whose thread was interrupted (cancelled by its host: the plugin service when the client went away, a
+     * runtime at its deadline) is not committed even though its handler finished: code 11, and its rollback runs, so
+     * an ADD nobody waits for any more leaves nothing (issue 23). Before, it printed its result and kept everything.
+     */
+    @Test
+    void anAddCancelledWhileItRanIsNotCommittedButRolledBack() throws Exception {
+        List<String> undone = new ArrayList<>();
+        Skel cancelled = addThen("cancelled", undone, () -> Thread.currentThread().interrupt());
+        try {
+            CniError error = error(run(cancelled, env("ADD"), config("1.0.0")));
+            assertThat(error.code()).isEqualTo(CniError.TRY_AGAIN_LATER);
+            assertThat(error.msg()).isEqualTo("ADD of plugin cancelled was cancelled before it could complete");
+            assertThat(undone).containsExactly("veth");
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept for its owner").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    /**
+     * An OutOfMemoryError in a call is that call's failure: code 11 without a Java class name, its rollback done,
+     * the JVM (the plugin service's, shared by every call) going on.
+     */
+    @Test
+    void anOutOfMemoryErrorFailsItsCallWithCode11AndRollsItBack() throws Exception {
+        List<String> undone = new ArrayList<>();
+        Skel hungry = addThen("hungry", undone, () -> {
+            throw new OutOfMemoryError("Java heap space");
+        });
+        CniError error = error(run(hungry, env("ADD"), config("1.0.0")));
+        assertThat(error.code()).isEqualTo(CniError.TRY_AGAIN_LATER);
+        assertThat(error.msg()).isEqualTo("plugin hungry ran out of memory").doesNotContain("Error");
+        assertThat(undone).containsExactly("veth");
+    }
+
     @Test
     void resultIsPrintedInTheConfigVersion031() throws Exception {
         Outcome outcome = run(skel, env("ADD"), config("0.3.1"));
@@ -352,8 +408,9 @@ class SkelTest {
         Outcome outcome = run(skel, env("ADD"), config("1.0.0"));
         CniError error = error(outcome);
         assertThat(error.code()).isEqualTo(999);
-        assertThat(error.msg()).isEqualTo("internal error in plugin recorder: java.lang.IllegalStateException: boom");
-        assertThat(outcome.stdout()).doesNotContain("\tat ");
+        assertThat(error.msg()).as("no Java class name in the message (issue 23)")
+                .isEqualTo("internal error in plugin recorder: boom");
+        assertThat(outcome.stdout()).doesNotContain("\tat ").doesNotContain("IllegalStateException");
         assertThat(outcome.stderr()).contains("recorder: internal error").contains("io.jcni.plugins.sdk.SkelTest.unexpectedExceptionIsCode999");
     }
 

@@ -47,6 +47,9 @@ public final class NetlinkSocket implements Transport {
     private MemorySegment receiveSegment;
     private ByteBuffer receiveView;
     private boolean closed;
+    /** What the socket's kernel buffers were set to (the kernel doubles it for its bookkeeping). */
+    private int sendBufferBytes = SOCKET_BUFFER_BYTES;
+    private int receiveBufferBytes = SOCKET_BUFFER_BYTES;
 
     private NetlinkSocket(Arena arena, MemorySegment state, int fd) {
         this.arena = arena;
@@ -130,6 +133,20 @@ public final class NetlinkSocket implements Transport {
     @Override
     public int portId() {
         return portId;
+    }
+
+    @Override
+    public void reserve(int sendBytes, int receiveBytes) {
+        if (sendBytes > sendBufferBytes) {
+            if (setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUFFORCE, sendBytes, true)) {
+                sendBufferBytes = sendBytes;
+            }
+        }
+        if (receiveBytes > receiveBufferBytes) {
+            if (setOption(SocketH.SOL_SOCKET, SocketH.SO_RCVBUFFORCE, receiveBytes, true)) {
+                receiveBufferBytes = receiveBytes;
+            }
+        }
     }
 
     @Override

@@ -258,6 +258,36 @@ public final class SocketCalls {
         }
     }
 
+    /**
+     * Whether the peer of a connected stream socket has closed its end: one {@code recvfrom} of a byte with
+     * {@code MSG_PEEK | MSG_DONTWAIT}, which consumes nothing and never blocks. End of stream, {@code ECONNRESET} and
+     * {@code EPIPE} are "closed"; no data yet ({@code EAGAIN}) or data waiting is "still there".
+     */
+    public static boolean peerClosed(int fd) {
+        try (Arena arena = NativeMemory.confined()) {
+            MemorySegment state = arena.allocate(NativeAccess.stateSize());
+            MemorySegment one = arena.allocate(1);
+            while (true) {
+                long r = NativeAccess.syscall(state, Sysno.recvfrom, fd, one.address(), 1,
+                        SocketH.MSG_PEEK | SocketH.MSG_DONTWAIT, 0, 0);
+                if (r >= 0) {
+                    return r == 0;
+                }
+                int errno = NativeAccess.errno(state);
+                if (errno == Errno.EINTR) {
+                    continue;
+                }
+                if (errno == Errno.EAGAIN) {
+                    return false;
+                }
+                if (errno == Errno.ECONNRESET || errno == Errno.EPIPE || errno == Errno.ENOTCONN) {
+                    return true;
+                }
+                throw new KernelException("recvfrom MSG_PEEK", errno, null, null);
+            }
+        }
+    }
+
     /** {@code shutdown(fd, SHUT_RDWR)}: wakes a thread blocked in {@code accept} or {@code recvmsg} on it. */
     public static void shutdown(int fd) {
         try (Arena arena = NativeMemory.confined()) {

@@ -49,6 +49,11 @@ public final class Syscalls {
         call("unshare", Sysno.unshare, flags, 0, 0);
     }
 
+    /** {@code fchdir(fd)}: the calling thread's working directory becomes the directory of {@code fd}. */
+    public static void fchdir(int fd, String what) {
+        call("fchdir " + what, Sysno.fchdir, fd, 0, 0);
+    }
+
     /** {@code flock(fd, operation)}; returns false instead of throwing when {@code LOCK_NB} meets a held lock. */
     public static boolean flock(int fd, int operation, String what) {
         try (Arena arena = NativeMemory.confined()) {

@@ -23,6 +23,7 @@ public enum Sysno {
     setsockopt(54, 208),
     getsockopt(55, 209),
     fcntl(72, 25),
+    fchdir(81, 50),
     flock(73, 32),
     fstatfs(138, 44),
     openat(257, 56),

@@ -46,11 +46,16 @@ public final class Channel implements AutoCloseable {
      */
     public static final int BATCH_CHUNK = 64;
     /**
-     * Messages per transaction. A transaction cannot be cut into chunks, and the kernel queues all its
-     * acknowledgements before {@code sendto} returns; each takes about 700 bytes of the socket's 2 MiB receive
-     * allowance (1 MiB forced, doubled by the kernel), so this leaves a wide margin.
+     * Messages per transaction. A transaction cannot be cut into chunks (it would no longer be all or nothing): it
+     * goes to the kernel as one datagram, and the kernel queues all its acknowledgements before {@code sendto}
+     * returns, each taking about 700 bytes of the socket's receive allowance. So a transaction beyond what the
+     * socket's buffers hold by default (1 MiB each) first grows them to fit ({@link Transport#reserve}: {@value
+     * #ACK_BYTES} bytes per acknowledgement, the datagram's size out), as {@code nft -f} does for a large file. This
+     * bound keeps that growth to 64 MiB.
      */
-    public static final int MAX_TRANSACTION_MESSAGES = 2000;
+    public static final int MAX_TRANSACTION_MESSAGES = 65536;
+    /** Receive buffer reserved per acknowledgement of a transaction (its socket buffer cost, with a margin). */
+    static final int ACK_BYTES = 1024;
 
     /** Decodes one data message (starting with its {@code nlmsghdr}); returns null to leave it out of the result. */
     public interface Decoder<T> {
@@ -148,6 +153,7 @@ public final class Channel implements AutoCloseable {
             }
             writer.append(body.array(), queue.offset(0), body.position() - queue.offset(0));
             batchMarker(NfnetlinkH.NFNL_MSG_BATCH_END, begin + count + 1, subsystem);
+            transport.reserve(writer.position() + 4096, (count + 2) * ACK_BYTES + (64 << 10));
             transport.send(writer.array(), 0, writer.position());
             dirty = true;
             TransactionReplies replies = new TransactionReplies(queue, begin);

@@ -28,7 +28,13 @@ public final class LibcH {
     public static final int LOCK_NB = 4;
     public static final int LOCK_UN = 8;
     public static final int CLONE_NEWNET = 1073741824;
+    /** sched.h: the filesystem information (root, working directory, umask) of a thread. */
+    public static final int CLONE_FS = 512;
     public static final int NS_GET_NSTYPE = 46851;
     /** {@code f_type} of a file on nsfs, where namespace files ({@code /proc/PID/ns/net}, their bind mounts) live. */
     public static final int NSFS_MAGIC = 0x6e736673;
+    /** linux/magic.h: procfs. */
+    public static final int PROC_SUPER_MAGIC = 0x9fa0;
+    /** linux/magic.h: sysfs. */
+    public static final int SYSFS_MAGIC = 0x62656572;
 }

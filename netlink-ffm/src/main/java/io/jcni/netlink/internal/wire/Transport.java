@@ -28,6 +28,14 @@ public interface Transport extends AutoCloseable {
     /** Replaces the receive buffer by one of at least {@code minCapacity} bytes. */
     void growReceiveBuffer(int minCapacity);
 
+    /**
+     * Makes the socket's kernel buffers hold at least one datagram of {@code sendBytes} out and {@code receiveBytes}
+     * of replies queued in (what a large transaction needs: the kernel refuses a datagram beyond the send buffer and
+     * drops acknowledgements beyond the receive buffer). Never shrinks them; best effort where not permitted.
+     */
+    default void reserve(int sendBytes, int receiveBytes) {
+    }
+
     /** Closes the socket and frees its memory. Idempotent. */
     @Override
     void close();

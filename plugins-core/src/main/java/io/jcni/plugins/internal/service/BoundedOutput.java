@@ -41,6 +41,11 @@ final class BoundedOutput extends OutputStream {
         return length;
     }
 
+    /** The first {@code max} bytes as text (UTF-8, what cannot be decoded replaced), for a message. */
+    synchronized String text(int max) {
+        return new String(bytes, 0, Math.min(max, length), java.nio.charset.StandardCharsets.UTF_8).strip();
+    }
+
     /** Whether anything beyond the limit was written (and dropped). */
     synchronized boolean overflowed() {
         return overflowed;

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.service;
 
+import io.jcni.runtime.internal.files.BoundedFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -23,10 +25,60 @@ import java.util.Set;
  * {@code ip netns exec} binds from {@code /etc/netns/NAME} over {@code /etc}.
  */
 final class MountView {
+    /** The largest mount table read from a client (a node with thousands of mounts has a few hundred KiB). */
+    static final int MAX_MOUNTINFO = 16 << 20;
+
     private final String home;
 
     MountView() {
         this.home = namespace(Path.of("/proc/self/ns/mnt"));
+    }
+
+    /** The service's own working directory, where each call thread returns after a call made elsewhere. */
+    private final io.jcni.netlink.sys.Descriptor ownCwd = io.jcni.netlink.sys.Descriptor.openPath(Path.of("."));
+    /** Device and inode of the service's working and root directories, read once (each call compares with them). */
+    private final Map<String, Object> ownCwdId = identity(ownCwd.procPath());
+    private final Map<String, Object> ownRootId = identity(Path.of("/"));
+
+    private static Map<String, Object> identity(Path dir) {
+        try {
+            return Files.readAttributes(dir, "unix:dev,ino");
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+    }
+
+    /**
+     * The client's working directory if it is not this service's (then the call runs there: relative paths in its
+     * configuration, and delegates it execs, see what an exec'd plugin would), or null.
+     */
+    io.jcni.netlink.sys.Descriptor otherCwd(io.jcni.netlink.sys.Descriptor clientCwd) {
+        if (clientCwd == null) {
+            return null;
+        }
+        try {
+            Map<String, Object> theirs = Files.readAttributes(clientCwd.procPath(), "unix:dev,ino");
+            return theirs.equals(ownCwdId) ? null : clientCwd;
+        } catch (IOException | RuntimeException e) {
+            return clientCwd; // fchdir reports what it is
+        }
+    }
+
+    /** The service's working directory (a descriptor, kept open). */
+    io.jcni.netlink.sys.Descriptor ownCwd() {
+        return ownCwd;
+    }
+
+    /**
+     * Whether {@code dir} (a client's root directory, as {@code /proc/self/fd/N}) is this service's root: the same
+     * directory (device and inode). A chrooted client's is another: the paths it hands over mean other files.
+     */
+    boolean isRoot(Path dir) {
+        try {
+            return Files.readAttributes(dir, "unix:dev,ino").equals(ownRootId);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -46,7 +98,8 @@ final class MountView {
         Set<String> client;
         Set<String> service;
         try {
-            client = mounts(Files.readString(mountInfo, StandardCharsets.UTF_8));
+            client = mounts(new String(BoundedFiles.read(mountInfo, MAX_MOUNTINFO, BoundedFiles.Links.FOLLOW),
+                    StandardCharsets.UTF_8));
             service = mounts(Files.readString(Path.of("/proc/self/mountinfo"), StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             return "could not compare the mounts: " + e.getMessage();

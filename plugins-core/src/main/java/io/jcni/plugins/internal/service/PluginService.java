@@ -25,7 +25,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code jcni serve}: jcni's plugins, resident. Executes plugin calls that jcni's client ({@code dist/cni/bin/<type>})
@@ -33,9 +33,19 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Threads: one acceptor checks each connection's peer ({@code SO_PEERCRED}: only the allowed uids, root by default)
  * and hands it to a pool of {@link Settings#maxCalls()} call threads with a queue of {@link Settings#queue()}
- * connections; beyond that a connection gets error 11 at once (try again later) and the service goes on. A connection
- * is read with a timeout, so a stalled or malicious client holds a call thread for {@link Settings#ioTimeout()} at
- * most. Calls on the same attachment are serialized ({@link AttachmentLocks}), others run concurrently.
+ * connections; beyond that a connection gets error 11 at once (try again later) and the service goes on. A request is
+ * read under one deadline ({@link Settings#ioTimeout()} for all of it), so a stalled or malicious client holds a call
+ * thread that long at most. Calls on the same attachment are serialized ({@link AttachmentLocks}), a GC runs alone
+ * among its network's calls ({@link NetworkGates}), large requests wait for memory ({@link MemoryAdmission}); every
+ * such wait has a deadline ({@link Settings#waitTimeout()}, then error 11).
+ *
+ * <p>One call never stalls the others. A watchdog thread looks at every call in flight: a call whose client went away
+ * (the runtime killed it at its timeout) or that ran past {@link Settings#callTimeout()} is cancelled, an interrupt of
+ * the thread running it, which kills a delegate it exec'd and fails its plugin, whose rollback then runs; a cancelled
+ * call never commits. A call still running {@link Settings#hungGrace()} after its cancellation is written off as hung:
+ * counted, logged with where it hangs, its network's GC no longer waits for it, and the pool gets a thread in its
+ * place, so hung calls cannot take every call thread (up to {@link #MAX_EXTRA_THREADS} of them; the attachment it
+ * holds stays locked). A thread waiting for a lock, a GC or memory likewise gives its place to another call meanwhile.
  *
  * <p>State: none beyond the calls in flight. Everything a plugin keeps is on disk (host-local's Go format, the
  * runtime's cache is the runtime's), so a restart, or a SIGKILL, loses nothing but the calls in flight, whose clients
@@ -51,10 +61,18 @@ final class PluginService implements AutoCloseable {
      * @param maxCalls    calls run at once
      * @param queue       connections accepted and waiting for a call thread
      * @param buildId     this build's id; clients of any other get 'M' and run their JVM launcher
-     * @param ioTimeout   the longest wait for a client's request or for it to take the answer
+     * @param ioTimeout   the longest a client may take to send its whole request, or to take the answer
+     * @param callTimeout the longest a call may run; then it is cancelled (its client gets error 11)
+     * @param waitTimeout the longest a call waits for its attachment, its network (a GC) or memory: then error 11
+     * @param hungGrace   how long a cancelled call may take to end before it is written off as hung
      */
     record Settings(Path socket, Set<Integer> allowedUids, int maxCalls, int queue, String buildId, Duration ioTimeout,
-            boolean debug) {
+            Duration callTimeout, Duration waitTimeout, Duration hungGrace, boolean debug) {
+        /** Longer than a jcni plugin waits by itself (dhcp: 5 minutes for its daemon's lease). */
+        static final Duration CALL_TIMEOUT = Duration.ofSeconds(330);
+        static final Duration WAIT_TIMEOUT = Duration.ofSeconds(30);
+        static final Duration HUNG_GRACE = Duration.ofSeconds(5);
+
         Settings {
             Objects.requireNonNull(socket, "socket");
             allowedUids = Set.copyOf(allowedUids);
@@ -63,6 +81,16 @@ final class PluginService implements AutoCloseable {
             }
             Objects.requireNonNull(buildId, "buildId");
             Objects.requireNonNull(ioTimeout, "ioTimeout");
+            Objects.requireNonNull(callTimeout, "callTimeout");
+            Objects.requireNonNull(waitTimeout, "waitTimeout");
+            Objects.requireNonNull(hungGrace, "hungGrace");
+        }
+
+        /** With the default call, wait and hung timeouts. */
+        Settings(Path socket, Set<Integer> allowedUids, int maxCalls, int queue, String buildId, Duration ioTimeout,
+                boolean debug) {
+            this(socket, allowedUids, maxCalls, queue, buildId, ioTimeout, CALL_TIMEOUT, WAIT_TIMEOUT, HUNG_GRACE,
+                    debug);
         }
     }
 
@@ -74,12 +102,22 @@ final class PluginService implements AutoCloseable {
         final LongAdder malformed = new LongAdder();
         final LongAdder mismatched = new LongAdder();
         final LongAdder elsewhere = new LongAdder();
+        /** Calls cancelled because their client went away, or because they ran past the call timeout. */
+        final LongAdder abandoned = new LongAdder();
+        final LongAdder timedOut = new LongAdder();
+        /** Calls written off as hung, ever; and those of them still running. */
+        final LongAdder hung = new LongAdder();
+        final AtomicInteger hungNow = new AtomicInteger();
+        /** Calls answered "try again later" after waiting for their attachment, network or memory. */
+        final LongAdder waitedOut = new LongAdder();
 
         @Override
         public String toString() {
             return calls.sum() + " calls, refused: " + busy.sum() + " busy, " + denied.sum() + " not allowed, "
                     + malformed.sum() + " malformed; " + mismatched.sum() + " clients of another build, " + elsewhere.sum()
-                    + " that see other files";
+                    + " that see other files; cancelled: " + abandoned.sum() + " whose client left, " + timedOut.sum()
+                    + " past the call timeout; " + hung.sum() + " hung (" + hungNow.get() + " still), "
+                    + waitedOut.sum() + " waited too long";
         }
     }
 
@@ -89,17 +127,26 @@ final class PluginService implements AutoCloseable {
     private final ServiceLog log;
     private final ThreadPoolExecutor calls;
     private final AttachmentLocks attachments = new AttachmentLocks();
-    /**
-     * GC against the calls in flight: ADD, DEL and CHECK hold the read side, GC the write side. A runtime that killed a
-     * client (its timeout) thinks that call over, but the service runs it to its end; a GC the runtime then sends
-     * must not run beside it, or an ADD finishing after the GC keeps an address the GC meant to release.
-     */
-    private final ReentrantReadWriteLock collection = new ReentrantReadWriteLock(true);
+    private final NetworkGates networks = new NetworkGates();
+    private final MemoryAdmission memory = MemoryAdmission.forHeap();
+    /** The calls in flight, for the watchdog. */
+    private final Set<CallWatch> watched = ConcurrentHashMap.newKeySet();
+    /** Call threads added beyond maxCalls for calls that hang or wait. Monitor: {@link #calls}' resizing, this set. */
+    private int extraThreads;
+    private final Object resizing = new Object();
     private final MountView mounts = new MountView();
     private final Stats stats = new Stats();
     private final NetNs.Id home;
     private final Thread acceptor;
+    private final Thread watchdog;
     private volatile boolean closing;
+    /** The watchdog goes on while the calls finish after {@link #closing}: a client may still leave. */
+    private volatile boolean watchdogStops;
+
+    /** Call threads added at most for hung and waiting calls: beyond, they take the pool's own threads. */
+    static final int MAX_EXTRA_THREADS = 256;
+    /** How often the watchdog looks at the calls in flight. */
+    static final long WATCH_PERIOD_MILLIS = 50;
 
     private PluginService(Settings settings, UnixSocket listener, boolean ownsSocketFile, ServiceLog log) {
         this.settings = settings;
@@ -114,6 +161,8 @@ final class PluginService implements AutoCloseable {
         calls.allowCoreThreadTimeOut(true);
         this.acceptor = new Thread(new Acceptor(), "jcni-service-acceptor");
         acceptor.setDaemon(true);
+        this.watchdog = new Thread(new Watchdog(), "jcni-service-watchdog");
+        watchdog.setDaemon(true);
     }
 
     /**
@@ -162,6 +211,7 @@ final class PluginService implements AutoCloseable {
     }
 
     private static PluginService start(PluginService service) {
+        service.watchdog.start();
         service.acceptor.start();
         return service;
     }
@@ -195,8 +245,64 @@ final class PluginService implements AutoCloseable {
         return attachments;
     }
 
-    ReentrantReadWriteLock collection() {
-        return collection;
+    NetworkGates networks() {
+        return networks;
+    }
+
+    MemoryAdmission memory() {
+        return memory;
+    }
+
+    /** Watches a call from now until {@link #unwatch}: cancelled when its client leaves or its time is up. */
+    CallWatch watch(UnixSocket conn, String what) {
+        CallWatch w = new CallWatch(conn, what, System.nanoTime() + settings.callTimeout().toNanos());
+        watched.add(w);
+        synchronized (watched) {
+            watched.notifyAll(); // the watchdog sleeps while nothing is in flight
+        }
+        return w;
+    }
+
+    /** The call is over; if it had been written off as hung, the thread added in its place goes. */
+    void unwatch(CallWatch w) {
+        watched.remove(w);
+        CallWatch.Ending ending = w.end();
+        if (ending != CallWatch.Ending.NORMALLY) {
+            stats.hungNow.decrementAndGet();
+            if (ending == CallWatch.Ending.HUNG_REPLACED) {
+                stepBack();
+            }
+            log.info("a call written off as hung ended after " + (System.nanoTime() - w.started) / 1_000_000_000
+                    + " s: " + w.what);
+        }
+    }
+
+    /**
+     * A call thread is about to wait (for a lock, a GC, memory) or hangs: the pool may start another thread, so that
+     * waiting and hung calls cannot take every call thread. False when {@link #MAX_EXTRA_THREADS} are out already;
+     * then nothing is added and nothing must be given back.
+     */
+    boolean stepAside() {
+        synchronized (resizing) {
+            if (extraThreads >= MAX_EXTRA_THREADS || closing) {
+                return false;
+            }
+            extraThreads++;
+            int size = settings.maxCalls() + extraThreads;
+            calls.setMaximumPoolSize(size);
+            calls.setCorePoolSize(size);
+            return true;
+        }
+    }
+
+    /** Undoes one {@link #stepAside} that returned true. */
+    void stepBack() {
+        synchronized (resizing) {
+            extraThreads--;
+            int size = settings.maxCalls() + extraThreads;
+            calls.setCorePoolSize(size);
+            calls.setMaximumPoolSize(size);
+        }
     }
 
     /**
@@ -234,12 +340,22 @@ final class PluginService implements AutoCloseable {
         calls.shutdown();
         try {
             if (!calls.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.info("stopping with " + inFlight() + " calls still running");
+                // What is left past the grace is cancelled (rolled back), as a runtime's timeout would.
+                int left = 0;
+                for (CallWatch w : watched) {
+                    left += w.cancel("the service is stopping") ? 1 : 0;
+                }
+                log.info("stopping: cancelled " + left + " calls still running after " + grace.toSeconds() + " s");
+                if (!calls.awaitTermination(settings.hungGrace().toMillis(), TimeUnit.MILLISECONDS)) {
+                    log.info("stopping with " + inFlight() + " calls still running");
+                }
             }
             acceptor.join(grace.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        watchdogStops = true;
+        watchdog.interrupt();
         if (ownsSocketFile) {
             try {
                 Files.deleteIfExists(settings.socket());
@@ -272,7 +388,15 @@ final class PluginService implements AutoCloseable {
                     }
                     continue;
                 }
-                dispatch(conn);
+                try {
+                    dispatch(conn);
+                } catch (RuntimeException | Error e) {
+                    // Out of memory or threads while handing over a connection: that connection is lost, the
+                    // service is not (the acceptor must outlive every call's troubles).
+                    conn.close();
+                    log.refusal("could not hand a connection to a call thread: " + e);
+                    pause();
+                }
             }
         }
 
@@ -318,6 +442,75 @@ final class PluginService implements AutoCloseable {
                 Thread.sleep(50);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Cancels the calls whose client went away or whose time is up, and writes off those that do not end after their
+     * cancellation. Sleeps while no call is in flight.
+     */
+    private final class Watchdog implements Runnable {
+        @Override
+        public void run() {
+            while (!watchdogStops) {
+                try {
+                    if (watched.isEmpty()) {
+                        synchronized (watched) {
+                            if (watched.isEmpty()) {
+                                watched.wait(1000);
+                            }
+                        }
+                    } else {
+                        Thread.sleep(WATCH_PERIOD_MILLIS);
+                    }
+                    long now = System.nanoTime();
+                    for (CallWatch w : watched) {
+                        look(w, now);
+                    }
+                } catch (InterruptedException e) {
+                    return; // stopping
+                } catch (RuntimeException | Error e) {
+                    log.failure("the call watchdog failed (it goes on)", e);
+                }
+            }
+        }
+
+        private void look(CallWatch w, long now) {
+            long since = w.sinceCancelled(now);
+            if (since < 0) {
+                if (now - w.deadline > 0) {
+                    if (w.cancel("it ran longer than " + settings.callTimeout().toSeconds() + " s (--call-timeout)")) {
+                        stats.timedOut.increment();
+                        log.info("cancelled a call that ran past " + settings.callTimeout().toSeconds() + " s: "
+                                + w.what);
+                    }
+                } else if (w.clientGone() && w.cancel("its client went away")) {
+                    stats.abandoned.increment();
+                    log.debug("cancelled a call whose client went away: " + w.what);
+                }
+            } else if (since > settings.callTimeout().toNanos() && w.interruptAgain()) {
+                log.info("interrupted a cancelled call again: what it runs since its cancellation (its rollback) took "
+                        + settings.callTimeout().toSeconds() + " s: " + w.what);
+            } else if (since > settings.hungGrace().toNanos()) {
+                boolean added;
+                synchronized (w) { // so that the call cannot end between its write-off and the thread added for it
+                    if (!w.writeOff()) {
+                        return;
+                    }
+                    stats.hung.increment();
+                    stats.hungNow.incrementAndGet();
+                    added = stepAside();
+                    if (added) {
+                        w.threadAdded();
+                    }
+                }
+                Thread t = w.thread();
+                StackTraceElement[] where = t == null ? new StackTraceElement[0] : t.getStackTrace();
+                log.info("a call hangs " + since / 1_000_000 + " ms after it was cancelled (" + w.cancelled() + "): "
+                        + w.what + "; " + (added ? "another call thread takes its place" : "no thread added (" +
+                        MAX_EXTRA_THREADS + " already)") + "; " + stats.hungNow.get() + " hung now; it waits in "
+                        + (where.length == 0 ? "?" : where[0] + (where.length > 1 ? " < " + where[1] : "")));
             }
         }
     }

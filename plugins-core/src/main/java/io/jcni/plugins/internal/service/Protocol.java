@@ -18,10 +18,12 @@ import java.nio.charset.StandardCharsets;
  *           8  u16 build id length
  *           10 u16 type length
  *           SCM_RIGHTS with the first bytes: the client's network namespace (flag 1), its /sys (flag 4), its mount
- *           namespace and its /proc/self/mountinfo (flag 8), then CNI_NETNS (state 1)
+ *           namespace and its /proc/self/mountinfo (flag 8), its root (flag 16), its working directory (flag 32),
+ *           then CNI_NETNS (state 1)
  * replies   'M' u16 length, the service's build id: another build; the client runs its JVM launcher, nothing ran
- *           'E' u16 length, why: the client sees other files than the service ({@link MountView}); the client runs
- *               its JVM launcher, nothing ran
+ *           'E' u16 length, why: the call must run elsewhere: the client sees other files than the service
+ *               ({@link MountView}), or it may need more memory than the service sets aside for large calls
+ *               ({@link MemoryAdmission}); the client runs its JVM launcher, nothing ran
  *           'A': accepted, sent before the call starts (if it cannot be sent, the call does not run)
  *           'R' u32 status, u32 stdout length, u32 stderr length, stdout, stderr: the answer, complete
  * </pre>
@@ -32,7 +34,8 @@ final class Protocol {
     private Protocol() {
     }
 
-    static final int VERSION = 1;
+    /** 2: the client's root and working directory are attached (flags 16 and 32). */
+    static final int VERSION = 2;
     static final int HEADER_BYTES = 24;
     static final byte ACCEPTED = 'A';
     static final byte ANSWER = 'R';
@@ -56,9 +59,13 @@ final class Protocol {
     static final int FLAG_SYSFS = 4;
     /** The client's mount namespace and its {@code /proc/self/mountinfo} are attached, in that order. */
     static final int FLAG_MOUNTS = 8;
-    static final int KNOWN_FLAGS = FLAG_OWN_NETNS | FLAG_STDIN | FLAG_SYSFS | FLAG_MOUNTS;
+    /** The client's root directory is attached: a chrooted client sees other files ('E'). */
+    static final int FLAG_ROOT = 16;
+    /** The client's working directory is attached: relative paths are resolved there, as an exec'd plugin would. */
+    static final int FLAG_CWD = 32;
+    static final int KNOWN_FLAGS = FLAG_OWN_NETNS | FLAG_STDIN | FLAG_SYSFS | FLAG_MOUNTS | FLAG_ROOT | FLAG_CWD;
     /** The most descriptors a request carries. */
-    static final int MAX_DESCRIPTORS = 5;
+    static final int MAX_DESCRIPTORS = 7;
 
     static final int MAX_BUILD_ID = 256;
     static final int MAX_TYPE = 64;

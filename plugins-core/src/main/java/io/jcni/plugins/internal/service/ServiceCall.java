@@ -2,26 +2,36 @@ package io.jcni.plugins.internal.service;
 
 import io.jcni.netlink.KernelException;
 import io.jcni.netlink.NetNs;
+import io.jcni.netlink.sys.Descriptor;
 import io.jcni.netlink.sys.PeerCredentials;
+import io.jcni.netlink.sys.ThreadDirectory;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.plugins.sdk.Skel;
+import io.jcni.runtime.CancellableCall;
 import io.jcni.spec.CniError;
+import io.jcni.spec.CniJson;
+import io.jcni.spec.JsonObject;
+import io.jcni.spec.JsonString;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One connection: read the request, refuse it or run it, answer. Runs on one of the service's call threads.
  *
- * <p>Order, which the client's guarantees rest on: the request is read and checked completely; the attachment's lock
- * is taken; for a call that changes state (ADD, DEL, GC) 'A' is sent, and if that fails (the client was killed while
- * waiting) nothing runs; the call runs to its end (completed or rolled back by the plugin) even if the client goes
- * away meanwhile; the whole answer is sent in one frame (for the other calls, with their 'A' in front). The client
- * prints nothing before it has that frame complete.
+ * <p>Order, which the client's guarantees rest on: the request's header is read, the call is admitted by its size
+ * ({@link MemoryAdmission}), the rest is read and everything checked; the call passes its network's gate
+ * ({@link NetworkGates}: a GC waits for its network's calls, and they for it), then takes its attachment's lock
+ * ({@link AttachmentLocks}); for a call that changes
+ * state (ADD, DEL, GC) 'A' is sent, and if that fails (the client was killed while waiting) nothing runs; the call runs
+ * until it ends, or until the service's watchdog cancels it (its client went away, or its time is up: the plugin fails
+ * and rolls back, and a cancelled call never commits); the whole answer is sent in one frame (for the other calls,
+ * with their 'A' in front). The client prints nothing before it has that frame complete. Every wait has a deadline:
+ * one that passes answers error 11, "try again later".
  */
 final class ServiceCall implements Runnable {
     private final PluginService service;
@@ -40,13 +50,24 @@ final class ServiceCall implements Runnable {
     @Override
     public void run() {
         Request request = null;
+        MemoryAdmission.Admitted admitted = null;
         try {
-            conn.timeouts(service.settings().ioTimeout(), service.settings().ioTimeout());
+            PluginService.Settings settings = service.settings();
+            Request.Header header;
             try {
-                request = Request.read(conn);
+                header = Request.Header.read(conn, System.nanoTime() + settings.ioTimeout().toNanos());
+                try {
+                    admitted = admit(header);
+                    if (admitted == null) {
+                        return;
+                    }
+                    request = header.readBody(conn, System.nanoTime() + settings.ioTimeout().toNanos());
+                } finally {
+                    header.closeUnclaimed();
+                }
             } catch (Request.VersionSkew e) {
                 service.stats().mismatched.increment();
-                conn.send(Protocol.mismatch(service.settings().buildId()));
+                conn.send(Protocol.mismatch(settings.buildId()));
                 return;
             } catch (BadRequest e) {
                 service.stats().malformed.increment();
@@ -55,27 +76,25 @@ final class ServiceCall implements Runnable {
                     return;
                 }
                 service.log().refusal("refused a request from " + peer + ": " + e.getMessage());
-                conn.send(Protocol.error(CniError.IO_FAILURE, e.getMessage(), "see the service's log"));
+                answer(Protocol.error(CniError.IO_FAILURE, e.getMessage(), "see the service's log"));
                 return;
             }
             read = System.nanoTime();
-            if (!request.buildId.equals(service.settings().buildId())) {
+            if (!request.buildId.equals(settings.buildId())) {
                 service.stats().mismatched.increment();
-                conn.send(Protocol.mismatch(service.settings().buildId()));
+                answer(Protocol.mismatch(settings.buildId()));
                 return;
             }
-            String elsewhere = service.mounts().difference(
-                    request.mountNs == null ? null : request.mountNs.procPath(),
-                    request.mountInfo == null ? null : request.mountInfo.procPath());
+            String elsewhere = elsewhere(request);
             if (elsewhere != null) {
                 service.stats().elsewhere.increment();
                 service.log().debug("a client of " + peer + " sees other files: " + elsewhere);
-                conn.send(Protocol.elsewhere(elsewhere));
+                answer(Protocol.elsewhere(elsewhere));
                 return;
             }
             byte[] answer = call(request);
             if (answer != null) {
-                conn.send(answer);
+                answer(answer);
             }
         } catch (KernelException e) {
             // The client went away or stalled past the timeout: nobody is left to answer.
@@ -83,10 +102,77 @@ final class ServiceCall implements Runnable {
         } catch (RuntimeException | Error e) {
             service.log().failure("a call from " + peer + " failed", e);
         } finally {
+            if (admitted != null) {
+                admitted.close();
+            }
             if (request != null) {
                 request.close();
             }
             conn.close();
+        }
+    }
+
+    /**
+     * Admits the call by the memory its request may need; null if it waited too long (answered 11) or its client
+     * left meanwhile. A call that waits gives its thread's place in the pool to another meanwhile.
+     */
+    private MemoryAdmission.Admitted admit(Request.Header header) {
+        long estimate = header.memoryEstimate();
+        if (!MemoryAdmission.counted(estimate)) {
+            return MemoryAdmission.FREE;
+        }
+        if (estimate > service.memory().budget()) {
+            // Not even alone would it fit beside the others: its JVM launcher runs it, with a heap of its own.
+            service.stats().elsewhere.increment();
+            answer(Protocol.elsewhere("a call with " + header.stdinLength + " bytes of stdin may need "
+                    + (estimate >> 20) + " MiB, more than the " + (service.memory().budget() >> 20)
+                    + " MiB the service sets aside for large calls"));
+            return null;
+        }
+        boolean aside = service.stepAside();
+        try {
+            return service.memory().admit(estimate, System.nanoTime() + service.settings().waitTimeout().toNanos());
+        } catch (TimeoutException e) {
+            service.stats().waitedOut.increment();
+            answer(Protocol.error(CniError.TRY_AGAIN_LATER, "the jcni plugin service is busy with large calls",
+                    "this request (" + header.stdinLength + " bytes of stdin) waited "
+                            + service.settings().waitTimeout().toSeconds() + " s for memory: " + e.getMessage()));
+            return null;
+        } catch (InterruptedException e) {
+            return null; // the service is stopping
+        } finally {
+            if (aside) {
+                service.stepBack();
+            }
+        }
+    }
+
+    /** Why the client sees other files than the service (a chroot, other mounts), or null. */
+    private String elsewhere(Request request) {
+        if (request.root != null && !service.mounts().isRoot(request.root.procPath())) {
+            return "the client runs in another root directory (chroot)";
+        }
+        return service.mounts().difference(request.mountNs == null ? null : request.mountNs.procPath(),
+                request.mountInfo == null ? null : request.mountInfo.procPath());
+    }
+
+    /**
+     * Sends a frame, giving the client {@code ioTimeout} to take all of it (a client that reads a byte now and then
+     * does not hold the thread longer).
+     */
+    private void answer(byte[] frame) {
+        long deadline = System.nanoTime() + service.settings().ioTimeout().toNanos();
+        for (int at = 0; at < frame.length; ) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new KernelException("send the answer to " + peer, KernelException.Kind.OTHER,
+                        "the client did not take it in time", null);
+            }
+            Duration t = Duration.ofNanos(Math.max(1_000_000, left));
+            conn.timeouts(t, t);
+            int n = Math.min(frame.length - at, 64 << 10);
+            conn.send(frame, at, n, java.util.List.of());
+            at += n;
         }
     }
 
@@ -108,50 +194,153 @@ final class ServiceCall implements Runnable {
             }
         }
         String command = request.variable("CNI_COMMAND");
-        ReentrantLock lock = null;
-        Lock collection = null;
-        if (command.equals("ADD") || command.equals("DEL") || command.equals("CHECK")) {
-            lock = service.attachments().of(request.variable("CNI_CONTAINERID"), request.variable("CNI_IFNAME"));
-            collection = service.collection().readLock();
-        } else if (command.equals("GC")) {
-            collection = service.collection().writeLock();
-        }
+        CallWatch watch = service.watch(conn, command + " " + request.type + " of " + describe(request) + " for "
+                + peer);
+        Thread caller = watch.enter();
+        AttachmentLocks.Held attachment = null;
+        NetworkGates.Pass pass = null;
         try {
-            if (collection != null) {
-                collection.lock();
-            }
-            if (lock != null) {
-                lock.lock();
-            }
+            long waitUntil = System.nanoTime() + service.settings().waitTimeout().toNanos();
             try {
-                if (changesState(command)) {
-                    try {
-                        conn.send(new byte[] {Protocol.ACCEPTED});
-                    } catch (KernelException e) {
-                        service.log().debug("a client of " + peer + " left before its call started: "
-                                + e.getMessage());
-                        return null;
-                    }
-                    return run(skel, request, client);
+                if (command.equals("ADD") || command.equals("DEL") || command.equals("CHECK")) {
+                    // The gate first: a GC sent after this call reached the service waits for it, as for one
+                    // that runs (the runtime may think it over: it killed its client at its own timeout).
+                    pass = waiting(new GateWait(request, false), waitUntil);
+                    attachment = waiting(new AttachmentWait(request), waitUntil);
+                } else if (command.equals("GC")) {
+                    pass = waiting(new GateWait(request, true), waitUntil);
                 }
-                // Nothing to run or not: a call that changes nothing is acknowledged with its answer, in one send.
-                byte[] answer = run(skel, request, client);
-                byte[] frame = new byte[answer.length + 1];
-                frame[0] = Protocol.ACCEPTED;
-                System.arraycopy(answer, 0, frame, 1, answer.length);
-                return frame;
-            } finally {
-                if (lock != null) {
-                    lock.unlock();
-                }
-                if (collection != null) {
-                    collection.unlock();
-                }
+            } catch (TimeoutException e) {
+                service.stats().waitedOut.increment();
+                service.log().debug(command + " for " + peer + " waited too long: " + e.getMessage());
+                return Protocol.error(CniError.TRY_AGAIN_LATER, "the jcni plugin service cannot run this call now: "
+                        + e.getMessage(), "it waited " + service.settings().waitTimeout().toSeconds()
+                        + " s; try again later");
+            } catch (InterruptedException e) {
+                service.log().debug("a client of " + peer + " left before its call started");
+                return null;
             }
+            watch.passed(pass);
+            if (changesState(command)) {
+                try {
+                    answer(new byte[] {Protocol.ACCEPTED});
+                } catch (KernelException e) {
+                    service.log().debug("a client of " + peer + " left before its call started: " + e.getMessage());
+                    return null;
+                }
+                return run(skel, request, client, watch);
+            }
+            // Nothing to run or not: a call that changes nothing is acknowledged with its answer, in one send.
+            byte[] answer = run(skel, request, client, watch);
+            byte[] frame = new byte[answer.length + 1];
+            frame[0] = Protocol.ACCEPTED;
+            System.arraycopy(answer, 0, frame, 1, answer.length);
+            return frame;
         } finally {
+            if (pass != null) {
+                pass.close();
+            }
+            if (attachment != null) {
+                attachment.close();
+            }
+            watch.leave(caller);
+            service.unwatch(watch);
             if (client != null) {
                 client.close();
             }
+        }
+    }
+
+    /** "network N, attachment C/I" for the log. */
+    private static String describe(Request request) {
+        return "network \"" + network(request) + "\", attachment " + request.variable("CNI_CONTAINERID") + "/"
+                + request.variable("CNI_IFNAME");
+    }
+
+    /**
+     * The network a call is about: the {@code name} of its configuration as Go's struct decoding finds it (any case,
+     * the last one), "" when there is none or the configuration is not JSON (the plugin then fails it at once).
+     */
+    static String network(Request request) {
+        if (request.network == null) {
+            String name = "";
+            try {
+                if (CniJson.parse(request.stdin) instanceof JsonObject config
+                        && config.field("name").orElse(null) instanceof JsonString s) {
+                    name = s.value();
+                }
+            } catch (RuntimeException e) {
+                // not JSON (CniException), or not one: the plugin reports it
+            }
+            request.network = name;
+        }
+        return request.network;
+    }
+
+    /** Something a call waits for before it runs, with a deadline; {@link #waiting} runs it. */
+    private interface Wait<T> {
+        T tryNow();
+
+        T await(long deadline) throws TimeoutException, InterruptedException;
+    }
+
+    /**
+     * Takes what {@code wait} waits for: at once if it is free, else waiting until {@code deadline}, with this thread's
+     * place in the pool given to another call meanwhile.
+     */
+    private <T> T waiting(Wait<T> wait, long deadline) throws TimeoutException, InterruptedException {
+        T now = wait.tryNow();
+        if (now != null) {
+            return now;
+        }
+        boolean aside = service.stepAside();
+        try {
+            return wait.await(deadline);
+        } finally {
+            if (aside) {
+                service.stepBack();
+            }
+        }
+    }
+
+    private final class AttachmentWait implements Wait<AttachmentLocks.Held> {
+        private final String containerId;
+        private final String ifName;
+
+        AttachmentWait(Request request) {
+            this.containerId = request.variable("CNI_CONTAINERID");
+            this.ifName = request.variable("CNI_IFNAME");
+        }
+
+        @Override
+        public AttachmentLocks.Held tryNow() {
+            return service.attachments().tryAcquire(containerId, ifName);
+        }
+
+        @Override
+        public AttachmentLocks.Held await(long deadline) throws TimeoutException, InterruptedException {
+            return service.attachments().acquire(containerId, ifName, deadline);
+        }
+    }
+
+    private final class GateWait implements Wait<NetworkGates.Pass> {
+        private final String network;
+        private final boolean collector;
+
+        GateWait(Request request, boolean collector) {
+            this.network = network(request);
+            this.collector = collector;
+        }
+
+        @Override
+        public NetworkGates.Pass tryNow() {
+            return service.networks().tryPass(network, collector);
+        }
+
+        @Override
+        public NetworkGates.Pass await(long deadline) throws TimeoutException, InterruptedException {
+            return collector ? service.networks().collect(network, deadline)
+                    : service.networks().call(network, deadline);
         }
     }
 
@@ -174,16 +363,25 @@ final class ServiceCall implements Runnable {
         return command.equals("ADD") || command.equals("DEL") || command.equals("GC");
     }
 
-    private byte[] run(Skel skel, Request request, NetNs client) {
+    private byte[] run(Skel skel, Request request, NetNs client, CallWatch watch) {
         long start = System.nanoTime();
         // In the client's network namespace when it is not the service's: the plugin's "host" side is the runtime's.
-        SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request));
+        SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request), watch,
+                service.mounts().otherCwd(request.cwd), service.mounts().ownCwd());
         int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
         if (service.log().debugEnabled()) {
             service.log().debug(request.variable("CNI_COMMAND") + " " + request.type + " for " + peer + ": status "
                     + status + "; waited " + (read - accepted) / 1000 + " us for a thread and the request, ran "
                     + (System.nanoTime() - start) / 1000 + " us" + (client == null ? "" : " in " + client));
+        }
+        String cancelled = watch.cancelled();
+        if (cancelled != null) {
+            // The client is gone (nobody reads this) or its time is up: say so rather than what the plugin said.
+            byte[] json = CniJson.encode(new CniError(CniError.TRY_AGAIN_LATER,
+                    "the jcni plugin service cancelled the call: " + cancelled,
+                    "what the plugin did was undone; its output: " + call.out.text(2000)));
+            return Protocol.answer(1, json, json.length, call.err.buffer(), call.err.length());
         }
         if (call.out.overflowed()) {
             return Protocol.error(CniError.IO_FAILURE, "plugin " + request.type + " printed more than "
@@ -208,7 +406,11 @@ final class ServiceCall implements Runnable {
         return request.sysfs == null ? netns : netns.withSysfs(request.sysfs);
     }
 
-    /** The skel's run as a task for {@link NetNs#call} (a named class: no lambdas in this module). */
+    /**
+     * The skel's run as a task for {@link NetNs#call} (a named class: no lambdas in this module), on whichever thread
+     * runs it: that thread is the one the watchdog interrupts to cancel the call, and an interrupt there kills the
+     * delegates the plugin execs ({@link CancellableCall}).
+     */
     private static final class SkelCall implements NetNs.Task<Integer, RuntimeException> {
         final BoundedOutput out = new BoundedOutput(Protocol.MAX_STDOUT);
         final BoundedOutput err = new BoundedOutput(Protocol.KEPT_STDERR);
@@ -216,18 +418,49 @@ final class ServiceCall implements Runnable {
         private final Map<String, String> env;
         private final byte[] stdin;
         private final CallerNetns netns;
+        private final CallWatch watch;
+        /** The client's working directory when it is not the service's, else null; and the service's. */
+        private final Descriptor cwd;
+        private final Descriptor home;
 
-        SkelCall(Skel skel, Map<String, String> env, byte[] stdin, CallerNetns netns) {
+        SkelCall(Skel skel, Map<String, String> env, byte[] stdin, CallerNetns netns, CallWatch watch, Descriptor cwd,
+                Descriptor home) {
             this.skel = skel;
             this.env = env;
             this.stdin = stdin;
             this.netns = netns;
+            this.watch = watch;
+            this.cwd = cwd;
+            this.home = home;
         }
 
         @Override
         public Integer run() {
             OutputStream stdout = out;
-            return skel.run(env, stdin, stdout, err, netns);
+            Thread previous = watch.enter();
+            try (CancellableCall.Scope cancellable = CancellableCall.enter()) {
+                if (cwd == null) {
+                    return skel.run(env, stdin, stdout, err, netns);
+                }
+                // In the client's working directory, on this thread only: a relative dataDir, resolvConf or
+                // CNI_PATH entry, and a delegate this call execs, find what an exec'd plugin would find.
+                try {
+                    ThreadDirectory.detach();
+                    ThreadDirectory.enter(cwd);
+                } catch (KernelException e) {
+                    byte[] json = CniJson.encode(new CniError(CniError.IO_FAILURE, "the jcni plugin service cannot"
+                            + " run the call in its caller's working directory: " + e.getMessage(), ""));
+                    out.write(json, 0, json.length);
+                    return 1;
+                }
+                try {
+                    return skel.run(env, stdin, stdout, err, netns);
+                } finally {
+                    ThreadDirectory.enter(home);
+                }
+            } finally {
+                watch.leave(previous);
+            }
         }
     }
 }

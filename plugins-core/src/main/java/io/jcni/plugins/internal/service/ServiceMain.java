@@ -29,7 +29,7 @@ public final class ServiceMain {
     static final String BUILD_ID_FILE = "lib/jcni-build-id";
 
     static final String HELP = """
-            Usage: jcni serve [--socket PATH] [--allow-uid UID]... [--max-calls N] [--queue N]
+            Usage: jcni serve [--socket PATH] [--allow-uid UID]... [--max-calls N] [--queue N] [--call-timeout S]
 
             Runs jcni's plugins as a resident service. The programs in dist/cni/bin hand every CNI call to it over a
             Unix socket and print its answer; without a service of their own build they run the plugin in a JVM of
@@ -43,6 +43,11 @@ public final class ServiceMain {
                                here gets root's network powers through the plugins.
               --max-calls N    calls run at once (default 16)
               --queue N        connections waiting for a free call before new ones get error 11 (default 256)
+              --call-timeout S cancel a call still running after S seconds (default 330): its plugin fails and
+                               rolls back, its client gets error 11. A call whose client is gone (the runtime
+                               killed it at its own timeout) is cancelled at once. Waits for another call on the
+                               same attachment, for a GC of the same network or for memory end after 30 s (or S,
+                               if shorter) with error 11.
               --help           this text
 
             systemd socket activation: with LISTEN_PID and LISTEN_FDS set for this process, it serves the socket
@@ -81,8 +86,12 @@ public final class ServiceMain {
             Netlink.prepareInBackground();
             UnixSocket inherited = inheritedSocket();
             Path socket = options.socket != null ? options.socket : defaultSocket();
+            Duration callTimeout = Duration.ofSeconds(options.callTimeoutSeconds);
+            Duration waitTimeout = callTimeout.compareTo(PluginService.Settings.WAIT_TIMEOUT) < 0 ? callTimeout
+                    : PluginService.Settings.WAIT_TIMEOUT;
             PluginService.Settings settings = new PluginService.Settings(socket, options.uids, options.maxCalls,
-                    options.queue, buildId, Duration.ofSeconds(10), debug);
+                    options.queue, buildId, Duration.ofSeconds(10), callTimeout, waitTimeout,
+                    PluginService.Settings.HUNG_GRACE, debug);
             if (inherited != null) {
                 service = PluginService.adopt(inherited, settings, log);
                 log.info("serving the socket systemd passed (descriptor 3), build " + buildId);
@@ -91,7 +100,7 @@ public final class ServiceMain {
                 log.info("listening on " + socket + ", build " + buildId);
             }
             log.info("serving uids " + settings.allowedUids() + ", " + settings.maxCalls() + " calls at once, "
-                    + settings.queue() + " waiting");
+                    + settings.queue() + " waiting; a call is cancelled after " + callTimeout.toSeconds() + " s");
         } catch (IOException | KernelException | IllegalStateException e) {
             err.println("jcni serve: " + e.getMessage());
             Runtime.getRuntime().halt(1);
@@ -161,6 +170,7 @@ public final class ServiceMain {
         final Set<Integer> uids = new LinkedHashSet<>(List.of(0));
         int maxCalls = 16;
         int queue = 256;
+        long callTimeoutSeconds = PluginService.Settings.CALL_TIMEOUT.toSeconds();
         boolean help;
 
         static Options parse(String[] args) {
@@ -187,6 +197,9 @@ public final class ServiceMain {
                         break;
                     case "--queue":
                         o.queue = number(arg, rest, 0);
+                        break;
+                    case "--call-timeout":
+                        o.callTimeoutSeconds = number(arg, rest, 1);
                         break;
                     default:
                         throw new IllegalArgumentException("unknown argument " + arg);

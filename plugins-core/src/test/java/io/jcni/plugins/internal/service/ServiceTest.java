@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -130,7 +129,7 @@ class ServiceTest {
         TestClient noDescriptor = TestClient.call("VERSION");
         byte[] claims = noDescriptor.frame();
         noDescriptor.ownNetns = null;
-        assertThat(sendRaw(claims, noDescriptor).stdout()).contains("3 expected").contains("2 descriptors");
+        assertThat(sendRaw(claims, noDescriptor).stdout()).contains("5 expected").contains("4 descriptors");
 
         try (UnixSocket conn = UnixSocket.connect(socket)) {
             byte[] frame = client.frame();
@@ -178,7 +177,10 @@ class ServiceTest {
                     () -> TestClient.call("VERSION").send(socket), clients);
             TestClient.Reply reply = next.get(30, TimeUnit.SECONDS);
             assertThat(reply.status()).as("served once the stalled one timed out").isZero();
-            assertThat(TestClient.Reply.readAll(stalled)).as("the stalled client was dropped").isEmpty();
+            TestClient.Reply dropped = TestClient.Reply.read(stalled);
+            assertThat(dropped.accepted()).isFalse();
+            assertThat(dropped.stdout()).as("the stalled client was told and dropped")
+                    .contains("\"code\": 5").contains("the request did not arrive in time");
         }
     }
 
@@ -206,8 +208,7 @@ class ServiceTest {
     @Test
     void callsOnOneAttachmentWaitForEachOtherAndCallsOnOthersDoNot() throws Exception {
         start();
-        ReentrantLock held = service.attachments().of("c1", "eth0");
-        held.lock();
+        AttachmentLocks.Held held = service.attachments().tryAcquire("c1", "eth0");
         CompletableFuture<TestClient.Reply> first;
         try {
             first = CompletableFuture.supplyAsync(() -> hostLocalAdd("c1").send(socket), clients);
@@ -216,7 +217,7 @@ class ServiceTest {
             Thread.sleep(300);
             assertThat(first).as("the call on the held attachment waits").isNotDone();
         } finally {
-            held.unlock();
+            held.close();
         }
         TestClient.Reply reply = first.get(30, TimeUnit.SECONDS);
         assertThat(reply.status()).as(reply.stdout()).isZero();
@@ -231,8 +232,7 @@ class ServiceTest {
     @Test
     void aGcWaitsForTheCallsInFlightAndThenCollectsWhatTheyMade() throws Exception {
         start();
-        ReentrantLock held = service.attachments().of("c1", "eth0");
-        held.lock();
+        AttachmentLocks.Held held = service.attachments().tryAcquire("c1", "eth0");
         CompletableFuture<TestClient.Reply> add;
         CompletableFuture<TestClient.Reply> gc;
         try {
@@ -247,7 +247,7 @@ class ServiceTest {
             Thread.sleep(300);
             assertThat(gc).as("GC waits for the ADD in flight").isNotDone();
         } finally {
-            held.unlock();
+            held.close();
         }
         TestClient.Reply added = add.get(30, TimeUnit.SECONDS);
         assertThat(added.status()).as(added.stdout() + added.stderr()).isZero();

@@ -26,6 +26,8 @@ final class TestClient {
     Path sysfs;
     Path mountNs = Path.of("/proc/thread-self/ns/mnt");
     Path mountInfo = Path.of("/proc/thread-self/mountinfo");
+    Path root = Path.of("/");
+    Path cwd = Path.of(".");
     Path netns;
 
     static TestClient call(String command) {
@@ -73,7 +75,8 @@ final class TestClient {
         b.put((byte) 'J').put((byte) 'C').put((byte) 'N').put((byte) 'I').putShort((short) protocol)
                 .put((byte) netnsState).put((byte) ((ownNetns != null ? Protocol.FLAG_OWN_NETNS : 0)
                         | (stdin != null ? Protocol.FLAG_STDIN : 0) | (sysfs != null ? Protocol.FLAG_SYSFS : 0)
-                        | (mountNs != null ? Protocol.FLAG_MOUNTS : 0)))
+                        | (mountNs != null ? Protocol.FLAG_MOUNTS : 0) | (root != null ? Protocol.FLAG_ROOT : 0)
+                        | (cwd != null ? Protocol.FLAG_CWD : 0)))
                 .putShort((short) id.length).putShort((short) t.length).putInt(envBytes.size()).putInt(in.length)
                 .putInt(0).put(id).put(t).put(envBytes.toByteArray()).put(in);
         return b.array();
@@ -86,7 +89,24 @@ final class TestClient {
         }
     }
 
+    /** Sends the request and returns the connection, its answer unread: a client waiting (or killed by closing it). */
+    UnixSocket start(Path socket) {
+        UnixSocket conn = UnixSocket.connect(socket);
+        try {
+            sendRequest(conn, frame());
+        } catch (RuntimeException e) {
+            conn.close();
+            throw e;
+        }
+        return conn;
+    }
+
     Reply send(UnixSocket conn, byte[] frame) {
+        sendRequest(conn, frame);
+        return Reply.read(conn);
+    }
+
+    private void sendRequest(UnixSocket conn, byte[] frame) {
         List<Descriptor> fds = new ArrayList<>();
         try {
             if (ownNetns != null) {
@@ -99,6 +119,12 @@ final class TestClient {
                 fds.add(Descriptor.openPath(mountNs));
                 fds.add(Descriptor.openPath(mountInfo));
             }
+            if (root != null) {
+                fds.add(Descriptor.openPath(root));
+            }
+            if (cwd != null) {
+                fds.add(Descriptor.openPath(cwd));
+            }
             if (netns != null) {
                 fds.add(Descriptor.openPath(netns));
             }
@@ -110,7 +136,6 @@ final class TestClient {
                 d.close();
             }
         }
-        return Reply.read(conn);
     }
 
     /** What came back: whether 'A' came first, then the 'R' or 'M' frame (or nothing). */

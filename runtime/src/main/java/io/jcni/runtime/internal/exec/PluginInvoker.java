@@ -136,8 +136,10 @@ public final class PluginInvoker {
             boolean fired = interrupter != null && interrupter.finish(timer);
             byte[] stderr = err.toByteArray();
             forward(stderr);
-            throw new PluginFailure(new CniError(CniError.INTERNAL, "in-process plugin " + type + " threw "
-                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())),
+            // The class name goes to the stack trace's readers, not into the message (see IoText).
+            throw new PluginFailure(new CniError(CniError.INTERNAL, "in-process plugin " + type + " failed"
+                    + (e instanceof StackOverflowError ? ": stack overflow" : e.getMessage() == null ? ""
+                            : ": " + e.getMessage())),
                     true, stderr, fired ? timeout(type, limitNanos, deadline, deadlineIsTheLimit, e) : e);
         }
         leaveRuntimeCall(depth);
@@ -159,6 +161,19 @@ public final class PluginInvoker {
     static boolean inRuntimeCall() {
         int[] depth = IN_RUNTIME_CALL.get();
         return depth != null && depth[0] > 0;
+    }
+
+    /**
+     * Marks this thread as running a cancellable plugin call for the runtime's public {@code CancellableCall}; the
+     * returned token goes to {@link #leaveCancellable}.
+     */
+    public static int[] enterCancellable() {
+        return enterRuntimeCall();
+    }
+
+    /** Ends a mark of {@link #enterCancellable} on this thread. */
+    public static void leaveCancellable(int[] depth) {
+        leaveRuntimeCall(depth);
     }
 
     private static int[] enterRuntimeCall() {

@@ -75,6 +75,22 @@ public final class BoundedFiles {
                 + limit + " bytes");
     }
 
+    /**
+     * Null if {@code dir} is a directory (links followed) or nothing is there, else what it is instead ("not a
+     * directory (a FIFO)"): stat only, nothing is opened. Listing a directory opens it with a plain {@code open(2)},
+     * which blocks for ever on a FIFO: check this first.
+     */
+    public static String notADirectory(Path dir) {
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(dir, BasicFileAttributes.class);
+        } catch (IOException e) {
+            return null; // nothing there, or unreadable: listing it reports that
+        }
+        return attributes.isDirectory() ? null : "not a directory (" + (attributes.isRegularFile() ? "a regular file"
+                : kind(dir, attributes)) + ")";
+    }
+
     /** "a FIFO", "a directory", ...: what is there instead of a regular file (stat only, nothing is opened). */
     static String kind(Path file, BasicFileAttributes attributes) {
         if (attributes.isSymbolicLink()) {

@@ -38,9 +38,15 @@ public final class IoText {
             if (e instanceof DirectoryNotEmptyException) {
                 return "Directory not empty";
             }
-            return e.getClass().getSimpleName(); // its message would only repeat the path
+            if (e instanceof java.nio.file.FileSystemLoopException) {
+                return "Too many levels of symbolic links";
+            }
+            return "I/O error"; // its message would only repeat the path
+        }
+        if (e instanceof java.nio.channels.ClosedByInterruptException || e instanceof java.io.InterruptedIOException) {
+            return "interrupted";
         }
         String message = e.getMessage();
-        return message == null || message.isEmpty() ? e.getClass().getSimpleName() : message;
+        return message == null || message.isEmpty() ? "I/O error" : message;
     }
 }

@@ -192,6 +192,28 @@ class JcniCliTest {
         }
     }
 
+    /**
+     * Issue 23, item 11: NETCONFPATH itself a FIFO made {@code jcni} wait for ever (listing a directory opens it with
+     * a plain open(2)). Now it is a configuration error naming what is there, at once; a regular file is refused alike.
+     */
+    @Test
+    void netconfpathAFifoIsAConfigurationErrorNotAHang() throws Exception {
+        Path fifo = tmp.resolve("netconf.fifo");
+        new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+        try {
+            env.put("NETCONFPATH", fifo.toString());
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () ->
+                    assertThat(run("add", "net", "/ns", "--cache-dir", cache.toString())).isEqualTo(JcniCli.CONFIG));
+            assertThat(stderr).contains("cannot read network configurations in " + fifo + ": not a directory (a FIFO)");
+            assertThat(run("add", "net", "/ns", "--conf-dir", confDir.resolve("10-net.conflist").toString(),
+                    "--cache-dir", cache.toString())).isEqualTo(JcniCli.CONFIG);
+            assertThat(stderr).contains("not a directory (a regular file)");
+        } finally {
+            java.nio.channels.FileChannel.open(fifo, java.nio.file.StandardOpenOption.READ,
+                    java.nio.file.StandardOpenOption.WRITE).close();
+        }
+    }
+
     @Test
     void anUnknownNetworkExits3() {
         assertThat(run("add", "nope", "/ns")).isEqualTo(JcniCli.CONFIG);

@@ -12,6 +12,7 @@ import io.jcni.plugins.internal.ipam.hostlocal.RangeSpec;
 import io.jcni.plugins.internal.ipam.hostlocal.Reservation;
 import io.jcni.plugins.internal.ipam.hostlocal.ResolvConf;
 import io.jcni.plugins.internal.pkg.ipam.IpamFields;
+import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
@@ -89,7 +90,7 @@ public final class ClusterIpamPlugin implements CniPlugin {
         String importText = ipam.string("importHostLocal").orElse("");
         if (!importText.isEmpty()) {
             try {
-                importDir = Path.of(importText);
+                importDir = CallerPath.of(importText);
             } catch (java.nio.file.InvalidPathException e) {
                 throw new CniException(CniError.INVALID_NETWORK_CONFIG, "cluster-ipam: ipam.importHostLocal: invalid"
                         + " path \"" + importText + "\"");

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -182,15 +183,17 @@ public final class ClusterStore implements IpamStore {
             Txn write = new Txn();
             boolean changes = false;
 
-            // The network's ranges, registered in etcd so that no other network can overlap them.
+            // The network's ranges, registered in etcd so that no other network can overlap them. Every write
+            // compares the registry it read: an address is taken only while the ranges it lies in are registered.
             List<Kv> registry = state.range(0);
             JsonObject networks = parseRegistry(registry);
             JsonArray ours = encode(rangeSets);
             Optional<Json> registered = networks.get(network);
+            write.modRevision(registryKey(), registry.isEmpty() ? 0 : registry.getFirst().modRevision);
             if (registered.isEmpty() || !registered.get().toString().equals(ours.toString())) {
                 checkOverlaps(networks, rangeSets);
-                write.modRevision(registryKey(), registry.isEmpty() ? 0 : registry.getFirst().modRevision)
-                        .put(registryKey(), CniJson.encode(networks.with(network, ours)), 0);
+                requireNothingOutside(rangeSets, write);
+                write.put(registryKey(), CniJson.encode(networks.with(network, ours)), 0);
                 changes = true;
             }
 
@@ -823,6 +826,70 @@ public final class ClusterStore implements IpamStore {
             }
         }
     }
+
+    /**
+     * Before the network's ranges are registered anew (its first ADD, or a range change): refuses (code 7) while the
+     * network holds an address outside the new ranges, and adds to {@code write} that this is still so when it
+     * commits. Otherwise the old range would stop counting as taken: another network could be accepted on it and
+     * hand out an address still held here (issue 23). The reservations must be released (DEL) first.
+     *
+     * <p>The network's address keys outside the ranges are the gaps between them in the key space of {@code ip/}
+     * (fixed-width hex, so key order is address order, IPv4 before IPv6): one read with a range per gap, at one
+     * revision, and one compare per gap that no key appeared there since.
+     */
+    private void requireNothingOutside(List<RangeSet> sets, Txn write) throws IpamException {
+        List<IpRange> ranges = new ArrayList<>();
+        for (RangeSet set : sets) {
+            ranges.addAll(set.ranges());
+        }
+        ranges.sort(BY_KEY);
+        List<String> gaps = new ArrayList<>(); // start, end (exclusive), start, end, ...
+        String from = root + "ip/";
+        for (IpRange r : ranges) {
+            String start = ipKey(r.rangeStart());
+            if (from.compareTo(start) < 0) {
+                gaps.add(from);
+                gaps.add(start);
+            }
+            String after = ipKey(r.rangeEnd()) + "\0";
+            if (after.compareTo(from) > 0) {
+                from = after;
+            }
+        }
+        gaps.add(from);
+        gaps.add(EtcdClient.prefixEnd(root + "ip/"));
+        if (gaps.size() / 2 > MAX_TXN_OPS / 2) {
+            throw new IpamException(Reason.INVALID_RANGE, "cluster-ipam: " + ranges.size() + " ranges are more than"
+                    + " a change of them can be checked for in one etcd transaction");
+        }
+        Txn read = new Txn();
+        for (int i = 0; i < gaps.size(); i += 2) {
+            read.range(gaps.get(i), gaps.get(i + 1), false, 1);
+        }
+        TxnResult found = call(read);
+        for (int i = 0; i < gaps.size() / 2; i++) {
+            List<Kv> held = found.range(i);
+            if (!held.isEmpty()) {
+                Kv kv = held.getFirst();
+                IpAddress ip = parseHex(kv.key);
+                String[] holder = new String(kv.value, StandardCharsets.UTF_8).split("\n");
+                throw new IpamException(Reason.INVALID_RANGE, "cluster-ipam: network \"" + network + "\" still holds "
+                        + (ip == null ? kv.key : ip.toString()) + (holder.length == 3 ? " (container " + holder[1]
+                        + ", " + holder[2] + " on node " + holder[0] + ")" : "") + " outside its new ranges "
+                        + encode(sets) + "; its ranges cannot change until every address outside them is released"
+                        + " (DEL)");
+            }
+            write.unchangedSince(gaps.get(2 * i), gaps.get(2 * i + 1), found.revision);
+        }
+    }
+
+    /** Ranges in the order of their address keys: IPv4 first, then by start. */
+    private static final Comparator<IpRange> BY_KEY = new Comparator<IpRange>() {
+        @Override
+        public int compare(IpRange a, IpRange b) {
+            return a.isV6() != b.isV6() ? (a.isV6() ? 1 : -1) : a.rangeStart().compareTo(b.rangeStart());
+        }
+    };
 
     private IpRange parseRange(Json text) throws IpamException {
         if (text instanceof JsonString s) {

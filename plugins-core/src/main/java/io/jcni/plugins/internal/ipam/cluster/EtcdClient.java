@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.ipam.cluster;
 
 import io.jcni.plugins.internal.ipam.cluster.EtcdConfig.Endpoint;
 import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
+import io.jcni.runtime.internal.files.BoundedFiles;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniException;
 import io.jcni.spec.Json;
@@ -14,11 +15,11 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocketFactory;
@@ -29,10 +30,15 @@ import javax.net.ssl.SSLSocketFactory;
  * {@code java.base} on the exec path.
  *
  * <p>Every call has the deadline given at construction (the plugin call's {@code requestTimeoutSeconds}). A call goes
- * to one endpoint; when it cannot connect, or etcd answers "unavailable" (no leader, no quorum, request timed out,
- * leader changed), the next endpoint is tried, round after round with a short pause, until the deadline, then {@link
- * Kind#UNAVAILABLE}. Requests are safe to repeat: reads trivially, writes because every write of the store is a
- * compare-and-swap transaction (a repeated one fails its compare and the store re-reads).
+ * to one endpoint, which gets {@code dialTimeoutSeconds} (or what is left, if less) to connect and answer, twice that
+ * in the next round and so on (a cluster slow under load still answers; a lone endpoint gets all that is left); when it
+ * cannot connect, does not answer in that time (a member stopped, its disk stalled, its traffic black-holed: it may
+ * accept connections all the same), or etcd answers "unavailable" (no leader, no quorum, request timed out, leader
+ * changed), the next endpoint is tried, round after round with a short pause, until the deadline, then {@link
+ * Kind#UNAVAILABLE}. An endpoint that failed to connect or answer is tried last for {@value #FAILING_NANOS} ns by
+ * every call of this JVM. Requests are safe to repeat: reads trivially, writes because every write of the store is a
+ * compare-and-swap transaction (a repeated one fails its compare and the store re-reads; one that a stopped member
+ * applies when it resumes, after another member answered, fails its compare then).
  *
  * <p>One instance per plugin call (or per thread); calls are serialized by a lock. Close it to close its sockets.
  */
@@ -106,6 +112,21 @@ final class EtcdClient implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------- transport
 
+    /**
+     * Endpoints that recently failed to connect or to answer in time, with when ({@link System#nanoTime()}) they stop
+     * being tried last. Shared by the calls of this JVM (the plugin service's: a stopped member costs one call its
+     * attempt, not every call); an exec'd plugin starts with none.
+     */
+    private static final ConcurrentHashMap<Endpoint, Long> FAILING = new ConcurrentHashMap<>();
+    /** How long an endpoint that failed is tried last. */
+    static final long FAILING_NANOS = 30_000_000_000L;
+
+    /**
+     * Posts to one endpoint after another until one answers: each attempt gets {@code dialTimeoutSeconds} (or what is
+     * left of the call, if less) to connect and answer, so a member that accepts connections but does not answer (a
+     * stopped process, a stalled disk, a black hole) costs one attempt, not the call's whole budget. Endpoints that
+     * failed lately come last in each round.
+     */
     private JsonObject call(String path, String body) throws EtcdException {
         lock.lock();
         try {
@@ -113,44 +134,64 @@ final class EtcdClient implements AutoCloseable {
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             boolean reauthenticated = false;
             String lastFailure = "no endpoint tried";
-            int attempts = 0;
+            long attemptNanos = config.dialTimeoutSeconds() * 1_000_000_000L;
+            int[] order = order();
+            int tried = 0;
+            int rounds = 0;
             while (true) {
-                if (System.nanoTime() - deadline > 0) {
+                long now = System.nanoTime();
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new EtcdException(Kind.UNAVAILABLE, "the call was cancelled while it waited for etcd: "
+                            + lastFailure);
+                }
+                if (now - deadline > 0) {
                     throw new EtcdException(Kind.UNAVAILABLE, "etcd did not answer within "
                             + config.requestTimeoutSeconds() + " s (requestTimeoutSeconds): " + lastFailure);
                 }
-                int at = current;
+                if (tried == order.length) {
+                    pause(++rounds);
+                    order = order();
+                    tried = 0;
+                    continue;
+                }
+                int at = order[tried++];
                 Endpoint endpoint = config.endpoints().get(at);
+                // One endpoint: nowhere to move on to, it gets what is left. Several: dialTimeoutSeconds in the first
+                // round, doubled in each further one (a cluster slow under load is not cut off for ever).
+                long budget = channels.length == 1 ? Long.MAX_VALUE : attemptNanos << Math.min(rounds, 20);
+                long attemptDeadline = deadline - now < budget ? deadline : now + budget;
                 HttpChannel.Response response;
                 try {
-                    response = channel(at).post(path, bytes, token, deadline);
+                    response = channel(at).post(path, bytes, token, attemptDeadline);
                 } catch (SSLException e) {
                     channel(at).close();
                     throw new EtcdException(Kind.CONFIG, "TLS with " + endpoint + " failed: " + e.getMessage(), e);
                 } catch (SocketTimeoutException e) {
                     channel(at).close();
-                    lastFailure = endpoint + " did not answer in time";
-                    next(++attempts);
+                    failing(endpoint);
+                    lastFailure = endpoint + " did not answer within " + (attemptDeadline == deadline
+                            ? "the call's deadline" : config.dialTimeoutSeconds() + " s (dialTimeoutSeconds)");
                     continue;
                 } catch (ConnectException e) {
+                    failing(endpoint);
                     lastFailure = endpoint + ": " + (e.getMessage() == null ? "cannot connect" : e.getMessage());
-                    next(++attempts);
                     continue;
                 } catch (IOException e) {
                     channel(at).close();
+                    failing(endpoint);
                     lastFailure = endpoint + ": " + IoText.reason(e);
-                    next(++attempts);
                     continue;
                 }
                 JsonObject json = parse(response.body, path, endpoint);
                 if (response.status == 200 && !json.has("error")) {
+                    current = at;
+                    FAILING.remove(endpoint);
                     return json;
                 }
                 String message = errorText(json, response);
                 long code = number(json, "code", -1);
                 if (isUnavailable(code, message)) {
                     lastFailure = endpoint + ": " + message;
-                    next(++attempts);
                     continue;
                 }
                 if (!reauthenticated && token != null && (code == 16 || message.contains("invalid auth token")
@@ -159,6 +200,7 @@ final class EtcdClient implements AutoCloseable {
                     authenticated = false;
                     token = null;
                     authenticate();
+                    tried--; // the same endpoint again, with the new token
                     continue;
                 }
                 if (code == 7 || code == 16 || message.contains("permission denied")
@@ -173,18 +215,47 @@ final class EtcdClient implements AutoCloseable {
         }
     }
 
-    /** The next endpoint; after a full round, a short pause (never past the deadline). */
-    private void next(int attempts) {
-        current = (current + 1) % channels.length;
-        if (attempts % channels.length == 0) {
-            long pauseMillis = Math.min(200, 20L * (attempts / channels.length));
-            long left = (deadline - System.nanoTime()) / 1_000_000;
-            if (left > 0) {
-                try {
-                    Thread.sleep(Math.min(pauseMillis, left));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+    /**
+     * The endpoints in the order to try them: from the current one on, those that did not fail lately first, the
+     * others after them (each still tried once a round: with every member failing, the one that recovers must be found).
+     */
+    private int[] order() {
+        int n = channels.length;
+        int[] order = new int[n];
+        int first = 0;
+        int last = n;
+        long now = System.nanoTime();
+        for (int k = 0; k < n; k++) {
+            int at = (current + k) % n;
+            Long until = FAILING.get(config.endpoints().get(at));
+            if (until != null && until - now > 0) {
+                order[--last] = at;
+            } else {
+                order[first++] = at;
+            }
+        }
+        // The failing ones were filled from the end: put them back in their rotation order.
+        for (int i = last, j = n - 1; i < j; i++, j--) {
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return order;
+    }
+
+    private static void failing(Endpoint endpoint) {
+        FAILING.put(endpoint, System.nanoTime() + FAILING_NANOS);
+    }
+
+    /** After a round in which no endpoint answered, a short pause (never past the deadline). */
+    private void pause(int rounds) {
+        long pauseMillis = Math.min(200, 20L * rounds);
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left > 0) {
+            try {
+                Thread.sleep(Math.min(pauseMillis, left));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -221,10 +292,9 @@ final class EtcdClient implements AutoCloseable {
         authenticated = true;
         String text;
         try {
-            if (Files.size(config.credentialsFile()) > 64 * 1024) {
-                throw new EtcdException(Kind.CONFIG, config.credentialsFile() + ": larger than 64 KiB");
-            }
-            text = Files.readString(config.credentialsFile(), StandardCharsets.UTF_8);
+            // Only a regular file (a FIFO would block the call, /dev/zero never end), at most 64 KiB.
+            text = new String(BoundedFiles.read(config.credentialsFile(), 64 * 1024, BoundedFiles.Links.FOLLOW),
+                    StandardCharsets.UTF_8);
         } catch (IOException e) {
             authenticated = false;
             throw new EtcdException(Kind.CONFIG, "cannot read the etcd credentials file "
@@ -432,6 +502,18 @@ final class EtcdClient implements AutoCloseable {
         /** The key was last written at {@code revision} (0: it does not exist). */
         Txn modRevision(String key, long revision) {
             return cmp(key, "\"target\":\"MOD\",\"mod_revision\":\"" + revision + "\"");
+        }
+
+        /**
+         * No key in {@code [key, end)} was created or changed after {@code revision}: every key there has a
+         * {@code mod_revision} of at most {@code revision} (etcd compares each key of the range; an empty range
+         * holds). With a range read as empty at {@code revision}, it says the range is still empty.
+         */
+        Txn unchangedSince(String key, String end, long revision) {
+            sep(compare).append("{\"key\":\"").append(b64(key)).append("\",\"range_end\":\"").append(b64(end))
+                    .append("\",\"result\":\"LESS\",\"target\":\"MOD\",\"mod_revision\":\"").append(revision + 1)
+                    .append("\"}");
+            return this;
         }
 
         /** The key holds {@code value}. */

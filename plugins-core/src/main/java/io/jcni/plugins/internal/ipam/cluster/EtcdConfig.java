@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
+import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.ConfigNode;
@@ -124,7 +125,7 @@ record EtcdConfig(List<Endpoint> endpoints, int dialTimeoutSeconds, int requestT
             return null;
         }
         try {
-            return Path.of(text.get());
+            return CallerPath.of(text.get());
         } catch (InvalidPathException e) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG,
                     "cluster-ipam: " + etcd.path() + "." + key + ": invalid path \"" + text.get() + "\"");

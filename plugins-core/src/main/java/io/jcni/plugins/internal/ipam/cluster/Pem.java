@@ -1,11 +1,11 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
 import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
+import io.jcni.runtime.internal.files.BoundedFiles;
 import io.jcni.runtime.internal.files.IoText;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -32,7 +32,7 @@ import javax.net.ssl.TrustManagerFactory;
  */
 final class Pem {
     /** Largest PEM file read (certificates chains are a few KiB). */
-    private static final long MAX_FILE = 1 << 20;
+    private static final int MAX_FILE = 1 << 20;
 
     private Pem() {
     }
@@ -151,12 +151,13 @@ final class Pem {
         return Base64.getMimeDecoder().decode(body);
     }
 
+    /**
+     * A PEM file named by the configuration, read as the runtime reads its own (only a regular file, links followed,
+     * at most {@link #MAX_FILE} bytes): a FIFO there would block the call, {@code /dev/zero} would never end.
+     */
     private static byte[] read(Path file) throws EtcdException {
         try {
-            if (Files.size(file) > MAX_FILE) {
-                throw new EtcdException(Kind.CONFIG, file + ": larger than " + MAX_FILE + " bytes");
-            }
-            return Files.readAllBytes(file);
+            return BoundedFiles.read(file, MAX_FILE, BoundedFiles.Links.FOLLOW);
         } catch (IOException e) {
             throw new EtcdException(Kind.CONFIG, "cannot read " + file + ": " + IoText.reason(e), e);
         }

@@ -70,10 +70,15 @@
  * (then only a node's own GC or DEL releases its addresses).
  *
  * <h2>Failures</h2>
- * A call has one deadline, {@code requestTimeoutSeconds} (default 10), for all its etcd requests; each endpoint gets
- * {@code min(dialTimeoutSeconds, remaining)} to connect. Refused connections, timeouts and etcd's "no leader",
- * "request timed out" and gRPC Unavailable move on to the next endpoint, round after round, until the deadline: with
- * one member of three down ADD goes on; without quorum it fails with code 11 at the deadline and has written nothing.
+ * A call has one deadline, {@code requestTimeoutSeconds} (default 10), for all its etcd requests; each attempt at one
+ * endpoint gets {@code min(dialTimeoutSeconds, remaining)} (default 2 s) to connect and answer in the first round of
+ * attempts, twice as long in each further round (a cluster that is slow under load is not cut off for ever; a single
+ * endpoint gets all that is left, having no other to move on to). Refused connections,
+ * attempts that time out (a member that is stopped still accepts connections: its kernel does) and etcd's "no
+ * leader", "request timed out" and gRPC Unavailable move on to the next endpoint, round after round, until the
+ * deadline; an endpoint that failed is tried last for 30 s by every call of the JVM (the plugin service's). With one
+ * member of three down or stopped, ADD and DEL go on, the first call to meet the stopped member paying one
+ * {@code dialTimeoutSeconds}; without quorum a call fails with code 11 at the deadline and has written nothing.
  * Wrong credentials, permission denied or TLS files that fail are code 7, a key of this plugin that cannot be read
  * (a corrupted registry, owner or address key) code 100 naming the key; neither changes anything in etcd.
  *

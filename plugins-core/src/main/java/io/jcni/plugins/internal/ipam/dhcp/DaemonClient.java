@@ -34,6 +34,26 @@ final class DaemonClient {
     }
 
     /**
+     * The daemon must run as root or as this plugin's user (issue 23, decided; Go's plugin talks to whatever listens
+     * on {@code daemonSocketPath}): leases, and the addresses the plugin puts on interfaces, come from it. Anyone else
+     * listening there (a socket left in a directory others can write) is refused with code 5, nothing sent.
+     */
+    private static void requireTrusted(UnixSocket c, Path socket) throws CniException {
+        int uid = c.peer().uid();
+        int own;
+        try {
+            own = (Integer) java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (java.io.IOException | RuntimeException e) {
+            own = 0;
+        }
+        if (uid != 0 && uid != own) {
+            throw new CniException(CniError.IO_FAILURE, "the dhcp daemon at " + socket + " runs as uid " + uid
+                    + ", neither root nor this plugin's user: not trusted", "start jcni's dhcp daemon as root (dhcp"
+                    + " daemon, or its systemd units), or point daemonSocketPath at its socket");
+        }
+    }
+
+    /**
      * Sends {@code request} to the daemon at {@code socket} and waits up to {@code timeoutMillis} for its reply.
      *
      * @return the reply's result, empty for a reply without one
@@ -52,6 +72,7 @@ final class DaemonClient {
         Timing.phase("connect");
         byte[] frame;
         try (UnixSocket c = connection) {
+            requireTrusted(c, socket);
             long deadline = System.currentTimeMillis() + timeoutMillis;
             byte[] body = CniJson.encode(request);
             byte[] out = new byte[4 + body.length];

@@ -77,6 +77,7 @@ public final class DaemonServer implements AutoCloseable {
             Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rwx------")));
         }
+        requirePrivate(parent);
         clearStale(path);
         ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
@@ -97,6 +98,26 @@ public final class DaemonServer implements AutoCloseable {
             throws IOException {
         UnixDomainSocketAddress address = (UnixDomainSocketAddress) listener.getLocalAddress();
         return new DaemonServer(address.getPath(), listener, manager, log, false, REQUEST_MILLIS);
+    }
+
+    /**
+     * The socket's directory must not be writable by others (issue 23, decided; Go's daemon accepts any): whoever can
+     * write there can replace the socket with one of their own between two runs of the daemon, and plugins would send
+     * them their requests. Root's {@code /run/cni} (0755) and a 0700 directory pass; {@code /tmp} does not.
+     */
+    private static void requirePrivate(Path dir) throws IOException {
+        if (dir == null) {
+            return;
+        }
+        java.nio.file.attribute.PosixFileAttributes attrs = Files.readAttributes(dir,
+                java.nio.file.attribute.PosixFileAttributes.class);
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = attrs.permissions();
+        if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException("the socket's directory " + dir + " is writable by others ("
+                    + PosixFilePermissions.toString(perms) + "): another user could put a socket of theirs in its"
+                    + " place; use a directory only root can write (the default is /run/cni)");
+        }
     }
 
     private static void clearStale(Path path) throws IOException {

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.dhcp;
 
+import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.ConfigNode;
@@ -51,7 +52,7 @@ record DhcpConfig(Path daemonSocketPath, List<Provide> provide, List<Request> re
         String socketText = ipam.string("daemonSocketPath").orElse("");
         Path socket;
         try {
-            socket = Path.of(socketText.isEmpty() ? DEFAULT_SOCKET : socketText);
+            socket = CallerPath.of(socketText.isEmpty() ? DEFAULT_SOCKET : socketText);
         } catch (InvalidPathException e) {
             throw ipam.invalid("daemonSocketPath: invalid path \"" + socketText + "\"");
         }

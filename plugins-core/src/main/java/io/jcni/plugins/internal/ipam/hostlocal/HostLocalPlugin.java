@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
 import io.jcni.plugins.internal.pkg.ipam.IpamFields;
+import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.plugins.sdk.Rollback;
@@ -65,7 +66,7 @@ public final class HostLocalPlugin implements CniPlugin {
         String dataDirText = ipam.string("dataDir").orElse("");
         Path dataDir;
         try {
-            dataDir = Path.of(dataDirText.isEmpty() ? DEFAULT_DATA_DIR : dataDirText);
+            dataDir = CallerPath.of(dataDirText.isEmpty() ? DEFAULT_DATA_DIR : dataDirText);
         } catch (InvalidPathException e) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "ipam.dataDir: invalid path \"" + dataDirText
                     + "\"");

@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.runtime.internal.files.BoundedFiles;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
@@ -32,7 +33,7 @@ public final class ResolvConf {
     public static Dns read(String path) throws CniException {
         byte[] bytes;
         try {
-            bytes = BoundedFiles.read(Path.of(path), MAX_BYTES, BoundedFiles.Links.FOLLOW);
+            bytes = BoundedFiles.read(CallerPath.of(path), MAX_BYTES, BoundedFiles.Links.FOLLOW);
         } catch (InvalidPathException e) {
             throw new CniException(CniError.IO_FAILURE, "ipam.resolvConf: cannot read \"" + path
                     + "\": not a valid path");

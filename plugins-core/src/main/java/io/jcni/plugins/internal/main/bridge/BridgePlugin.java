@@ -87,6 +87,9 @@ public final class BridgePlugin implements MainPlugin {
     @Override
     public CniResult add(CniRequest request) throws CniException {
         BridgeConfig conf = BridgeConfig.forAdd(request);
+        if (conf.macSpoofCheck()) {
+            SpoofCheck.requireNameable(request.containerId(), request.ifName());
+        }
         Rollback rollback = request.rollback();
         try (Namespace host = Namespace.host();
                 Namespace container = Namespace.container(request.netns())) {

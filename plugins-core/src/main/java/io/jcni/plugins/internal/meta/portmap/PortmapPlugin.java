@@ -52,8 +52,9 @@ import java.util.Set;
  * also removes rules tagged that way, so that containers set up by Go's plugin are cleaned up after a node moves to
  * jcni's.
  *
- * <p>DEL: with no port mappings in the configuration, nothing (as Go); else this attachment's rules in both families,
- * by handle, in one transaction (re-read and retried once if a concurrent DEL removed some); then each table that
+ * <p>DEL: this attachment's rules in both families, by handle, in one transaction (re-read and retried once if a
+ * concurrent DEL removed some), also when the DEL carries no port mappings (Go then does nothing, and leaves DNAT
+ * rules to an address the next container may get); then each table that
  * holds nothing but the scaffolding is removed (Go leaves its tables; jcni's ipMasq removes its own the same way), so
  * the last DEL leaves the node's ruleset as it was. Idempotent; the configuration is not validated beyond that (a DEL
  * must succeed for a configuration an ADD refused).
@@ -181,10 +182,12 @@ public final class PortmapPlugin implements CniPlugin {
 
     @Override
     public void del(CniRequest request) throws CniException {
-        if (!PortmapConfig.hasMappings(request)) {
-            return;
-        }
-        Tagged attachment = new Tagged(tag(request), request.containerId());
+        // Without portMappings in this DEL (a runtime that sends them on ADD only, or lost them), the attachment's
+        // rules are still found by their comment and removed: left, they would forward its ports to the released
+        // address, and so to the next container given it (Go leaves them). Rules Go's portmap tagged with the
+        // container ID alone are only removed when the DEL names mappings, as Go's own DEL would.
+        Tagged attachment = new Tagged(tag(request), PortmapConfig.hasMappings(request) ? request.containerId()
+                : null);
         try (Namespace host = Namespace.host()) {
             NftablesHandle nft = host.nft();
             Timing.phase("nft-open");

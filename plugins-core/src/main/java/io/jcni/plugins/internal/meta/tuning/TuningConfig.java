@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.meta.tuning;
 
 import io.jcni.netlink.MacAddress;
 import io.jcni.plugins.internal.pkg.ip.Macs;
+import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -136,7 +137,7 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
         if (dir.get().indexOf('\0') >= 0) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "dataDir: invalid path");
         }
-        return Path.of(dir.get());
+        return CallerPath.of(dir.get());
     }
 
     private static void readSysctls(Optional<ConfigNode> node, Map<String, String> into) throws CniException {

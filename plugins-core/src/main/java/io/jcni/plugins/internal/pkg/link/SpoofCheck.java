@@ -64,6 +64,39 @@ public final class SpoofCheck {
         return new SpoofCheck(containerId + "-" + ifName);
     }
 
+    /** nftables' limits: a chain name of 255 bytes ({@code NFT_NAME_MAXLEN} less its NUL), a comment of 128. */
+    private static final int MAX_NAME_BYTES = 255;
+    private static final int MAX_COMMENT_BYTES = 128;
+
+    /**
+     * Refuses (code 4, before any side effect) an attachment whose names Go's layout cannot carry: an interface name
+     * with a character {@code nft} cannot print in a chain name and read back ({@code "}, spaces: a saved ruleset
+     * would not load again; Go writes it all the same), or a container ID and interface name whose chain name or
+     * comment would exceed nftables' limits (a 250-character container ID; the kernel would refuse the transaction
+     * half-way through the ADD). Container IDs are already limited to letters, digits, {@code _ . -}.
+     */
+    public static void requireNameable(String containerId, String ifName) throws CniException {
+        for (int i = 0; i < ifName.length(); i++) {
+            char c = ifName.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+                    || c == '.')) {
+                throw new CniException(CniError.INVALID_ENVIRONMENT_VARIABLES, "macspoofchk: CNI_IFNAME \"" + ifName
+                        + "\" cannot be part of a chain name", "nft prints chain names as they are, and a ruleset"
+                        + " with this one could not be loaded again; with macspoofchk, an interface name has letters,"
+                        + " digits, '-', '_' and '.' only");
+            }
+        }
+        SpoofCheck check = of(containerId, ifName);
+        int chain = check.macChain().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        int comment = check.comment().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (chain > MAX_NAME_BYTES || comment > MAX_COMMENT_BYTES) {
+            throw new CniException(CniError.INVALID_ENVIRONMENT_VARIABLES, "macspoofchk: CNI_CONTAINERID and "
+                    + "CNI_IFNAME are too long to name its chains", "the chain cni-br-iface-ID-mac takes " + chain
+                    + " bytes (nftables takes " + MAX_NAME_BYTES + ") and the comment macspoofchk-ID " + comment
+                    + " (at most " + MAX_COMMENT_BYTES + "), where ID is CONTAINERID-IFNAME");
+        }
+    }
+
     /** {@code cni-br-iface-REF}. */
     public String ifaceChain() {
         return "cni-br-iface-" + ref;

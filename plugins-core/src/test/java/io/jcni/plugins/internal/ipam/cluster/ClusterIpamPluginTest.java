@@ -295,6 +295,80 @@ class ClusterIpamPluginTest {
         call("ADD", "n", "c3", conf("third", "\"subnet\":\"10.79.0.0/24\"")).ok();
     }
 
+    /**
+     * Issue 23, harm 3: a network's range change is refused (code 7, nothing written) while the network holds an
+     * address outside the new ranges. Before, the ADD rewrote the registry: the old range stopped counting as taken,
+     * another network was accepted on it and handed out an address still held (here: requested explicitly, so the
+     * test does not depend on chance). Growing the range around what is held, or changing it once nothing is held
+     * outside, is allowed.
+     */
+    @Test
+    void aRangeChangeIsRefusedWhileAddressesRemainOutsideSoNoAddressIsHandedOutTwice() throws Exception {
+        String held = addresses(call("ADD", "n1", "c1", conf("mover", "\"subnet\":\"10.84.0.0/24\""))).getFirst();
+        List<String> before = etcd.entries(prefix + "/");
+
+        CniError moved = call("ADD", "n1", "c2", conf("mover", "\"subnet\":\"10.84.1.0/24\"")).error();
+        assertThat(moved.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+        assertThat(moved.msg()).contains("network \"mover\" still holds " + held.replace("/24", ""))
+                .contains("container c1").contains("outside its new ranges");
+        assertThat(etcd.entries(prefix + "/")).as("nothing written").isEqualTo(before);
+
+        CniError twice = PluginCall.of("ADD").containerId("d1").env(ClusterIpamPlugin.NODE_ENV, "n2")
+                .args("IP=" + held.replace("/24", "")).stdin(conf("other", "\"subnet\":\"10.84.0.0/24\""))
+                .run(skel).error();
+        assertThat(twice.code()).as("the held address cannot go to another network").isEqualTo(7);
+        assertThat(twice.msg()).contains("overlaps").contains("network \"mover\"");
+
+        List<String> grown = addresses(call("ADD", "n1", "c3", conf("mover", "\"subnet\":\"10.84.0.0/23\"")));
+        assertThat(grown.getFirst()).as("a range that still holds everything may replace it").startsWith("10.84.");
+
+        call("DEL", "n1", "c1", conf("mover", "\"subnet\":\"10.84.0.0/23\"")).ok();
+        call("DEL", "n1", "c3", conf("mover", "\"subnet\":\"10.84.0.0/23\"")).ok();
+        call("ADD", "n1", "c4", conf("mover", "\"subnet\":\"10.84.2.0/24\"")).ok();
+        List<String> reused = addresses(PluginCall.of("ADD").containerId("d2").env(ClusterIpamPlugin.NODE_ENV, "n2")
+                .args("IP=" + held.replace("/24", "")).stdin(conf("other", "\"subnet\":\"10.84.0.0/24\""))
+                .run(skel).ok());
+        assertThat(reused).as("once released, the old range is another network's").containsExactly(held);
+    }
+
+    /**
+     * The same guarantee with nodes on both sides of a configuration roll-out: ADDs with the old range and with the
+     * new one, at once. Whatever each gets (an address, or code 7), every address held in etcd afterwards lies in the
+     * ranges the registry holds for its network, so no other network can be accepted over it.
+     */
+    @Test
+    void concurrentAddsWithTheOldAndTheNewRangeNeverLeaveAnAddressOutsideTheRegisteredRanges() throws Exception {
+        String old = conf("rollout", "\"subnet\":\"10.85.0.0/24\"");
+        String moved = conf("rollout", "\"subnet\":\"10.85.1.0/24\"");
+        call("ADD", "n0", "seed", old).ok();
+        call("DEL", "n0", "seed", old).ok();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            List<java.util.concurrent.Future<PluginCall.Outcome>> calls = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                String c = "r" + i;
+                String conf = i % 2 == 0 ? old : moved;
+                calls.add(pool.submit(() -> call("ADD", "n" + (c.hashCode() & 3), c, conf)));
+            }
+            for (java.util.concurrent.Future<PluginCall.Outcome> f : calls) {
+                PluginCall.Outcome outcome = f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                if (outcome.status() != 0) {
+                    assertThat(outcome.error().code()).as(outcome.stdout()).isEqualTo(7);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        String registry = etcd.entries(prefix + "/networks").getFirst();
+        boolean newRange = registry.contains("10.85.1.0/24");
+        assertThat(registry).as(registry).contains(newRange ? "10.85.1.0/24" : "10.85.0.0/24")
+                .doesNotContain(newRange ? "10.85.0.0/24" : "10.85.1.0/24");
+        List<String> held = etcd.keys(prefix + "/rollout/ip/");
+        assertThat(held).isNotEmpty();
+        String inside = newRange ? "0a5501" : "0a5500";
+        assertThat(held).as("every held address lies in the registered range").allMatch(k -> k.contains("/4/" + inside));
+    }
+
     @Test
     void aCorruptedKeyIsCode100AndChangesNothing() throws Exception {
         String conf = conf("corrupt", "\"subnet\":\"10.80.0.0/24\"");

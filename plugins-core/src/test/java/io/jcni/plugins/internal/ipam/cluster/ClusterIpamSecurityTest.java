@@ -72,6 +72,33 @@ class ClusterIpamSecurityTest {
         }
     }
 
+    /**
+     * The credentials and CA files are checked for their kind before they are read (issue 23, item 7): a FIFO there
+     * blocked the call for ever (and, through the plugin service, with a GC, the whole node), {@code /dev/zero} made
+     * it read until the heap ran out (code 999). Both are code 7 at once, naming the file and what it is; no etcd is
+     * needed to tell (the files are read before the first connection).
+     */
+    @Test
+    void aFifoOrADeviceAsCredentialsOrCaFileIsCode7AtOnce() throws Exception {
+        Path fifo = tmp.resolve("credentials");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        Process writer = new ProcessBuilder("sh", "-c", "exec 3>'" + fifo + "'; sleep 600").start();
+        try {
+            long t0 = System.nanoTime();
+            CniError credentials = call("ADD", "c1", conf("\"endpoints\":[\"http://127.0.0.1:9\"],"
+                    + "\"credentialsFile\":\"" + fifo + "\"")).error();
+            assertThat(credentials.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+            assertThat(credentials.msg()).contains(fifo.toString()).contains("not a regular file (a FIFO)");
+            CniError ca = call("ADD", "c2", conf("\"endpoints\":[\"https://127.0.0.1:9\"],"
+                    + "\"trustedCAFile\":\"/dev/zero\"")).error();
+            assertThat(ca.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+            assertThat(ca.msg()).contains("/dev/zero").contains("not a regular file (a character device)");
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(10));
+        } finally {
+            writer.destroyForcibly().waitFor();
+        }
+    }
+
     @Test
     void mutualTlsWithPemKeysInEveryFormAndAnUntrustedServerIsCode7() throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl is not installed");

@@ -27,12 +27,15 @@ public final class EtcdCluster implements AutoCloseable {
     private final List<String> extraArgs;
     /** With TLS: one more client listener per member, https, beside the plain one the test itself uses. */
     private final int[] tlsPorts;
+    /** Members stopped with SIGSTOP: not asked by the test's own reads. */
+    private final boolean[] stopped;
 
     private EtcdCluster(Path dir, int size, List<String> extraArgs) throws IOException {
         this.dir = dir;
         this.clientPorts = new int[size];
         this.peerPorts = new int[size];
         this.members = new Process[size];
+        this.stopped = new boolean[size];
         this.extraArgs = extraArgs;
         boolean tls = extraArgs.contains("--cert-file");
         this.tlsPorts = new int[tls ? size : 0];
@@ -135,6 +138,45 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGSTOP of member {@code i}: the process stops, its kernel still accepts connections (the listen backlog), and
+     * nothing answers them. {@link #resume} (and {@link #close}) sends SIGCONT.
+     */
+    public void stop(int i) throws Exception {
+        signal(i, "-STOP");
+        stopped[i] = true;
+    }
+
+    public void resume(int i) throws Exception {
+        signal(i, "-CONT");
+        stopped[i] = false;
+    }
+
+    private void signal(int i, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(members[i].pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + members[i].pid() + " failed");
+        }
+    }
+
+    /** The index of the member that is the leader now (asked of each member that answers). */
+    public int leader() throws Exception {
+        for (int i = 0; i < members.length; i++) {
+            if (members[i] == null) {
+                continue;
+            }
+            io.jcni.spec.JsonObject status = (io.jcni.spec.JsonObject) io.jcni.spec.Json.parse(post(i,
+                    "/v3/maintenance/status", "{}"));
+            String me = ((io.jcni.spec.JsonString) ((io.jcni.spec.JsonObject) status.get("header").orElseThrow())
+                    .get("member_id").orElseThrow()).value();
+            String leader = ((io.jcni.spec.JsonString) status.get("leader").orElseThrow()).value();
+            if (me.equals(leader)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no member says it leads");
+    }
+
     void awaitHealthy() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
@@ -216,7 +258,7 @@ public final class EtcdCluster implements AutoCloseable {
 
     private int firstUp() {
         for (int i = 0; i < members.length; i++) {
-            if (members[i] != null) {
+            if (members[i] != null && !stopped[i]) {
                 return i;
             }
         }
@@ -234,7 +276,7 @@ public final class EtcdCluster implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         for (int i = 0; i < members.length; i++) {
-            kill(i);
+            kill(i); // SIGKILL ends a stopped process too
         }
     }
 }

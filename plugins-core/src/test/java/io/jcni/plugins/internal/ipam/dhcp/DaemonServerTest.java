@@ -162,6 +162,61 @@ class DaemonServerTest {
         assertStillServes();
     }
 
+    /**
+     * Decided in issue 23 (shared with Go, whose daemon accepts any): a socket directory others can write is refused,
+     * since whoever writes there can put a socket of theirs in the daemon's place between two runs.
+     */
+    @Test
+    void aSocketDirectoryOthersCanWriteIsRefused() throws Exception {
+        for (String mode : new String[] {"rwxrwxrwx", "rwxrwx---"}) {
+            Path open = Files.createDirectory(dir.resolve("open-" + mode.hashCode()));
+            Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString(mode));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> DaemonServer.bind(open.resolve("dhcp.sock"),
+                    manager, new PrintStream(new ByteArrayOutputStream()))).hasMessageContaining("is writable by others");
+            assertThat(open.resolve("dhcp.sock")).doesNotExist();
+        }
+    }
+
+    /**
+     * Decided in issue 23 (Go's plugin talks to whatever listens on daemonSocketPath): the plugin asks only a daemon
+     * running as root or as its own user. A listener of another user (here uid 65534) is refused with code 5 before
+     * anything is sent to it.
+     */
+    @Test
+    void thePluginRefusesADaemonOfAnotherUser() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jcni.plugins.testing.Worlds.root(), "needs root: setpriv");
+        Path shared = Files.createTempDirectory(Path.of("/tmp"), "jcni-dhcp-trust-");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path theirs = Files.createDirectory(shared.resolve("theirs"));
+        Files.setAttribute(theirs, "unix:uid", 65534);
+        Path fake = theirs.resolve("dhcp.sock");
+        Path received = theirs.resolve("received");
+        Process impostor = new ProcessBuilder("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "/usr/bin/python3", "-c", "import socket,sys\n"
+                        + "s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); print('ready', flush=True)\n"
+                        + "c,_=s.accept(); d=c.recv(65536); open(sys.argv[2],'wb').write(d)\n",
+                fake.toString(), received.toString()).redirectErrorStream(true).start();
+        try {
+            String line = new java.io.BufferedReader(new java.io.InputStreamReader(impostor.getInputStream(),
+                    StandardCharsets.UTF_8)).readLine();
+            assertThat(line).isEqualTo("ready");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> DaemonClient.call(fake,
+                    DaemonProtocol.request(DaemonProtocol.STATUS, "", "", "", "", "", JsonObject.EMPTY, null), 2000))
+                    .isInstanceOfSatisfying(io.jcni.spec.CniException.class, e -> {
+                        assertThat(e.error().code()).isEqualTo(5);
+                        assertThat(e.getMessage()).contains("runs as uid 65534, neither root nor this plugin's user");
+                    });
+            impostor.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(received).as("nothing was sent to it").satisfiesAnyOf(
+                    r -> assertThat(r).doesNotExist(), r -> assertThat(Files.size(r)).isZero());
+        } finally {
+            impostor.destroyForcibly().waitFor();
+            try (java.util.stream.Stream<Path> files = Files.walk(shared)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
     @Test
     void aStaleSocketIsReplacedAndALiveOneRefused() throws Exception {
         // Live: this test's server answers on it.

@@ -70,6 +70,22 @@ class BandwidthConfigTest {
         assertThat(huge.msg()).isEqualTo("egressRate 2000000000000 is too high for a token bucket");
     }
 
+    /**
+     * containerd's go-cni always sends a burst of 2^32-1 bits with a pod's bandwidth annotation. Go's plugin accepts it
+     * (its uint32 conversion of the bucket's time wraps), so jcni must too: the bucket saturates at tbf's 32-bit buffer
+     * and the rate is as asked. What fails here is only the missing prevResult, after every configuration check.
+     */
+    @Test
+    void containerdsBurstOfTwoToTheThirtyTwoBitsIsAcceptedAsGoAcceptsIt() throws Exception {
+        for (String extra : new String[] {
+                ",\"ingressRate\":1000000,\"ingressBurst\":4294967295",
+                ",\"runtimeConfig\":{\"bandwidth\":{\"IngressRate\":8000000,\"IngressBurst\":4294967295,"
+                        + "\"EgressRate\":1000000,\"EgressBurst\":4294967295}}"}) {
+            CniError error = addError(extra);
+            assertThat(error.msg()).as(extra).isEqualTo("must be called as chained plugin");
+        }
+    }
+
     @Test
     void subnetListsAreRefusedAsUnsupportedUnlessEmpty() throws Exception {
         CniError shaped = addError(",\"shapedSubnets\":[\"10.0.0.0/8\"],\"ingressRate\":8000,\"ingressBurst\":800");

@@ -27,8 +27,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Every network of a sandbox at once: the Java counterpart of containerd's go-cni ({@code github.com/containerd/go-cni},
- * what containerd and its CRI plugin call), built on {@link CniRuntime}, which stays libcni's counterpart.
+ * Every network of a sandbox at once: the Java counterpart of containerd's go-cni
+ * ({@code github.com/containerd/go-cni}, what containerd and its CRI plugin call), built on {@link CniRuntime}, which
+ * stays libcni's counterpart.
  *
  * <p>The networks are those of a configuration directory, in file-name order ({@code .conf}, {@code .conflist} and
  * {@code .json} alike, as go-cni's {@code WithAllConf} sorts them), each with its interface: {@code eth0},
@@ -56,7 +57,8 @@ import java.util.concurrent.ThreadFactory;
  * <li>{@link #check} CHECKs every network in order and stops at the first failure (go-cni's {@code Check}).</li>
  * <li>{@link #remove} DELs every network, in the reverse order (go-cni goes forward; the reverse undoes a chain of
  * networks in the order it was built), and goes on past failures: what can be removed is removed, and the first
- * failure is thrown with the others {@linkplain Throwable#getSuppressed() suppressed}. DEL is idempotent: call it again.
+ * failure is thrown with the others {@linkplain Throwable#getSuppressed() suppressed}. DEL is idempotent: call it
+ * again.
  * It works with {@link Sandbox#netns()} "" once the namespace is gone, as containerd's does.</li>
  * <li>{@link #status} asks every network's plugins whether they are ready (STATUS), {@link #gc} collects what the
  * networks hold for sandboxes not listed (GC, for every network with its interface name).</li>

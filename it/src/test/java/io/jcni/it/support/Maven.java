@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -41,6 +42,20 @@ public final class Maven {
      * local repository) and offline if the build is.
      */
     public static ProcessResult run(Path dir, Path repository, List<String> arguments, Duration timeout) {
+        return run(dir, repository, arguments, Map.of(), timeout);
+    }
+
+    /** As {@link #run(Path, Path, List, Duration)}, with {@code env} on top of this JVM's environment. */
+    public static ProcessResult run(Path dir, Path repository, List<String> arguments, Map<String, String> env,
+            Duration timeout) {
+        // The outer build's MAVEN_OPTS/MAVEN_ARGS would apply to the nested one as well: none.
+        Map<String, String> environment = new HashMap<>(Map.of("MAVEN_OPTS", "", "MAVEN_ARGS", ""));
+        environment.putAll(env);
+        return Processes.run(command(dir, repository, arguments), environment, null, timeout);
+    }
+
+    /** The command line {@link #run} runs. */
+    public static List<String> command(Path dir, Path repository, List<String> arguments) {
         Path mvnw = checkout().resolve("mvnw");
         Prerequisites.require(Files.isExecutable(mvnw), () -> "the Maven wrapper " + mvnw);
         List<String> command = new ArrayList<>(List.of(mvnw.toString(), "-B", "-f", dir.resolve("pom.xml")
@@ -55,7 +70,6 @@ public final class Maven {
             command.add("-o");
         }
         command.addAll(arguments);
-        // The outer build's MAVEN_OPTS/MAVEN_ARGS would apply to the nested one as well: none.
-        return Processes.run(command, Map.of("MAVEN_OPTS", "", "MAVEN_ARGS", ""), null, timeout);
+        return command;
     }
 }

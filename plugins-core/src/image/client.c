@@ -113,8 +113,10 @@ static void try_again(const char *msg) {
     exit(1);
 }
 
-/* Execs the JVM launcher next to this file's real location (dist/cni/bin/../jvm), else the one of the dist this
- * client was built in (a copy elsewhere), with whatever stdin was already read as its stdin. Never returns. */
+/* Execs the JVM launcher found from this file's real location: next to it as in dist/ (cni/bin/../jvm), else in the
+ * jcni directory beside it, as the release tarball and a copy of its contents into /opt/cni/bin lay it out
+ * (bin/jcni/cni/jvm); else the one of the dist this client was built in. With whatever stdin was already read as its
+ * stdin. Never returns. */
 static void jvm(void) {
     char self[4096], path[4096 + 64];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -125,6 +127,7 @@ static void jvm(void) {
         if (slash) {
             *slash = 0;
             snprintf(path, sizeof path, "%s/../jvm/%s", self, JCNI_TYPE);
+            if (access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/jcni/cni/jvm/%s", self, JCNI_TYPE);
         }
     }
     if (!path[0] || access(path, X_OK) != 0) snprintf(path, sizeof path, "%s", JCNI_DIST "/cni/jvm/" JCNI_TYPE);

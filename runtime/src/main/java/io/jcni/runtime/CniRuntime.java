@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -237,13 +238,29 @@ public interface CniRuntime extends AutoCloseable {
      *                             one message, so a call costs one write and one read here and no JDK spawn at all
      *                             (measured: as fast as Go libcni's exec); it sets no shell variables, so it serves
      *                             every environment
+     * @param confDir              where the networks are configured ({@code NETCONFPATH}; default
+     *                             {@link #DEFAULT_CONF_DIR}): the runtime itself never reads it; it is the directory
+     *                             {@link SandboxNetworks#load(CniRuntime, Path)} and {@link NetworkConfigs#load} are
+     *                             given by callers that take their settings from {@link #fromEnvironment()}
      */
     record Options(List<Path> cniPath, Path cacheDir, Duration pluginTimeout, OutputStream stderr,
             InProcessPlugins inProcess, boolean deleteOnAddFailure, Map<String, String> environment,
-            int launchHelpers, Path launchHelper) {
+            int launchHelpers, Path launchHelper, Path confDir) {
 
         /** libcni's default cache directory. */
         public static final Path DEFAULT_CACHE_DIR = Path.of("/var/lib/cni");
+
+        /** Where runtimes look for network configurations by default (cnitool's, go-cni's and containerd's). */
+        public static final Path DEFAULT_CONF_DIR = Path.of("/etc/cni/net.d");
+
+        /** Where runtimes look for plugins by default (go-cni's and containerd's {@code /opt/cni/bin}). */
+        public static final List<Path> DEFAULT_CNI_PATH = List.of(Path.of("/opt/cni/bin"));
+
+        /**
+         * The environment variable {@link #fromEnvironment()} reads the cache directory from. jcni's own: CNI defines
+         * none (libcni's cache directory is set in code, containerd's in its configuration).
+         */
+        public static final String CACHE_DIR_VARIABLE = "JCNI_CACHE_DIR";
 
         public Options {
             cniPath = List.copyOf(cniPath);
@@ -260,61 +277,106 @@ public interface CniRuntime extends AutoCloseable {
             if (launchHelpers < 0) {
                 throw new IllegalArgumentException("launchHelpers must not be negative: " + launchHelpers);
             }
+            Objects.requireNonNull(confDir, "confDir");
+        }
+
+        /**
+         * The options without a configuration directory, as they were before {@code confDir} was added: it is
+         * {@link #DEFAULT_CONF_DIR}. Kept so that code calling the canonical constructor of 0.1.0 still compiles.
+         */
+        public Options(List<Path> cniPath, Path cacheDir, Duration pluginTimeout, OutputStream stderr,
+                InProcessPlugins inProcess, boolean deleteOnAddFailure, Map<String, String> environment,
+                int launchHelpers, Path launchHelper) {
+            this(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment, launchHelpers,
+                    launchHelper, DEFAULT_CONF_DIR);
         }
 
         /**
          * Defaults: cache in {@link #DEFAULT_CACHE_DIR}, no timeout, stderr to {@link System#err}, no in-process
-         * plugins, cleanup after a failed ADD, this process's environment, no launch helpers.
+         * plugins, cleanup after a failed ADD, this process's environment, no launch helpers, configurations in
+         * {@link #DEFAULT_CONF_DIR}.
          */
         public static Options of(List<Path> cniPath) {
             return new Options(cniPath, DEFAULT_CACHE_DIR, Duration.ZERO, System.err, InProcessPlugins.none(), true,
-                    System.getenv(), 0, null);
+                    System.getenv(), 0, null, DEFAULT_CONF_DIR);
+        }
+
+        /**
+         * The defaults of {@link #of}, with the directories a runtime takes from its environment, as cnitool and
+         * go-cni's users take them: {@code CNI_PATH} (directories separated by {@code :}, empty entries skipped;
+         * unset or empty: {@link #DEFAULT_CNI_PATH}), {@code NETCONFPATH} ({@link #confDir()}; unset or empty:
+         * {@link #DEFAULT_CONF_DIR}) and {@value #CACHE_DIR_VARIABLE} ({@link #cacheDir()}; unset or empty:
+         * {@link #DEFAULT_CACHE_DIR}). Plugins inherit this process's environment, as with {@link #of}.
+         */
+        public static Options fromEnvironment() {
+            return fromEnvironment(System.getenv());
+        }
+
+        /** As {@link #fromEnvironment()}, reading the three variables from {@code env}. */
+        public static Options fromEnvironment(Map<String, String> env) {
+            List<Path> cniPath = new ArrayList<>();
+            for (String dir : env.getOrDefault("CNI_PATH", "").split(":")) {
+                if (!dir.isEmpty()) {
+                    cniPath.add(Path.of(dir));
+                }
+            }
+            String confDir = env.getOrDefault("NETCONFPATH", "");
+            String cacheDir = env.getOrDefault(CACHE_DIR_VARIABLE, "");
+            return of(cniPath.isEmpty() ? DEFAULT_CNI_PATH : cniPath)
+                    .withConfDir(confDir.isEmpty() ? DEFAULT_CONF_DIR : Path.of(confDir))
+                    .withCacheDir(cacheDir.isEmpty() ? DEFAULT_CACHE_DIR : Path.of(cacheDir));
         }
 
         public Options withCniPath(List<Path> dirs) {
             return new Options(dirs, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
 
         public Options withCacheDir(Path dir) {
             return new Options(cniPath, dir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
 
         public Options withPluginTimeout(Duration timeout) {
             return new Options(cniPath, cacheDir, timeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
 
         public Options withStderr(OutputStream sink) {
             return new Options(cniPath, cacheDir, pluginTimeout, sink, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
 
         public Options withInProcess(InProcessPlugins plugins) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, plugins, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
 
         public Options withDeleteOnAddFailure(boolean enabled) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, enabled, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
 
         public Options withLaunchHelpers(int count) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    count, launchHelper);
+                    count, launchHelper, confDir);
         }
 
         /** {@code count} launch helpers running {@code helper}, jcni's native launch helper (see the parameter). */
         public Options withLaunchHelpers(int count, Path helper) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    count, Objects.requireNonNull(helper, "helper"));
+                    count, Objects.requireNonNull(helper, "helper"), confDir);
+        }
+
+        /** The network configuration directory ({@link #confDir()}). */
+        public Options withConfDir(Path dir) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers, launchHelper, dir);
         }
 
         public Options withEnvironment(Map<String, String> env) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, env,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, confDir);
         }
     }
 }

@@ -32,6 +32,11 @@
  * "Deadlines and cancellation").</li>
  * <li>A failed ADD is rolled back ({@link io.jcni.runtime.CniRuntime.Options#withDeleteOnAddFailure}); a second ADD of
  * the same attachment without a DEL is refused; the result cache is libcni's, readable by Go runtimes and back.</li>
+ * <li>Every network of a configuration directory for one sandbox, as containerd's go-cni does it (interfaces
+ * {@code eth0}, {@code eth1}, ..., typed capability arguments, labels, results by interface, parallel setup):
+ * {@link io.jcni.runtime.SandboxNetworks}, {@link io.jcni.runtime.Sandbox}, {@link io.jcni.runtime.Capabilities},
+ * {@link io.jcni.runtime.SandboxResult}; {@link io.jcni.runtime.CniRuntime.Options#fromEnvironment()} reads
+ * {@code CNI_PATH}, {@code NETCONFPATH} and {@code JCNI_CACHE_DIR}.</li>
  * <li>jcni's plugins can run in the runtime's JVM instead of being exec'd: {@code io.jcni.plugins.Plugins.inProcess()}
  * (module {@code io.jcni.plugins}, which needs {@code --enable-native-access=io.jcni.netlink}, or
  * {@code ALL-UNNAMED} on the class path), passed to

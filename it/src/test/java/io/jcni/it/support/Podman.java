@@ -1,17 +1,12 @@
 package io.jcni.it.support;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
  * Debian's podman (4.3, CNI backend) as a real CNI runtime, run so that it leaves the machine alone: one shell,
@@ -32,18 +27,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Close it to end the shell (a still running container is removed first by the test, not here).
  */
 public final class Podman implements AutoCloseable {
-    private static final String MARK = "@@jcni-podman-exit ";
-
     private final Path dir;
-    private final Process shell;
-    private final Writer in;
-    private final BufferedReader out;
+    private final ShellSession shell;
 
-    private Podman(Path dir, Process shell) {
+    private Podman(Path dir, ShellSession shell) {
         this.dir = dir;
         this.shell = shell;
-        this.in = new OutputStreamWriter(shell.getOutputStream(), StandardCharsets.UTF_8);
-        this.out = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));
     }
 
     /** What one podman command printed (stdout and stderr, in order) and its exit status. */
@@ -61,6 +50,17 @@ public final class Podman implements AutoCloseable {
      * {@code pluginDirs}. Skips the test without podman, runc, nsenter or unshare.
      */
     public static Podman start(TestHost host, Path dir, List<Path> pluginDirs) {
+        return start(host, dir, pluginDirs, null, Map.of());
+    }
+
+    /**
+     * As {@link #start(TestHost, Path, List)}, with podman's own mount namespace made inside {@code mountNamespace}
+     * (a namespace file such as {@link ShellSession#mountNamespace()}: podman sees what is mounted there, e.g. a
+     * package installed in an {@link InstallRoot}) when it is not null, and {@code env} exported for every podman
+     * command (and so for the plugins it runs).
+     */
+    public static Podman start(TestHost host, Path dir, List<Path> pluginDirs, Path mountNamespace,
+            Map<String, String> env) {
         Prerequisites.assumeRoot();
         for (String tool : List.of("podman", "runc", "nsenter", "unshare")) {
             Prerequisites.assumeCommand(tool);
@@ -78,23 +78,26 @@ public final class Podman implements AutoCloseable {
                     + "network_config_dir = \"" + dir.resolve("net.d") + "\"\n"
                     + "[engine]\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"file\"\n"
                     + "tmp_dir = \"" + dir.resolve("tmp") + "\"\n");
-            String script = "set -u\n"
-                    + "mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib || exit 90\n"
+            StringBuilder exports = new StringBuilder();
+            for (Map.Entry<String, String> variable : env.entrySet()) {
+                exports.append("export ").append(variable.getKey()).append('=')
+                        .append(ShellSession.quote(variable.getValue())).append('\n');
+            }
+            String setup = "mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib || exit 90\n"
                     + "mkdir -p /var/lib/cni /var/lib/containers\n"
                     + "mount --bind '" + dir.resolve("var-lib-cni") + "' /var/lib/cni || exit 91\n"
                     + "mount --bind '" + dir.resolve("var-lib-containers") + "' /var/lib/containers || exit 92\n"
                     + "export CONTAINERS_CONF='" + dir.resolve("containers.conf") + "'\n"
+                    + exports
                     + "podman() { command podman --root '" + dir.resolve("root") + "' --runroot '"
                     + dir.resolve("runroot") + "' --network-config-dir '" + dir.resolve("net.d")
-                    + "' --runtime /usr/sbin/runc --cgroup-manager cgroupfs \"$@\"; }\n"
-                    + "echo '" + MARK + "0'\n"
-                    + "while IFS= read -r line; do eval \"$line\" </dev/null 2>&1; echo \"" + MARK + "$?\"; done\n";
-            ProcessBuilder pb = new ProcessBuilder("nsenter", "--net=" + host.netns().path(), "unshare", "--mount",
-                    "--propagation", "slave", "sh", "-c", script);
-            pb.redirectErrorStream(true);
-            Podman podman = new Podman(dir, pb.start());
-            podman.await().requireSuccess();
-            return podman;
+                    + "' --runtime /usr/sbin/runc --cgroup-manager cgroupfs \"$@\"; }";
+            List<String> prefix = new ArrayList<>(List.of("nsenter", "--net=" + host.netns().path()));
+            if (mountNamespace != null) {
+                prefix.add("--mount=" + mountNamespace);
+            }
+            prefix.addAll(List.of("unshare", "--mount", "--propagation", "slave"));
+            return new Podman(dir, ShellSession.start(prefix, setup));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -102,36 +105,10 @@ public final class Podman implements AutoCloseable {
 
     /** Runs {@code podman ARGS...} in the shell; every argument is passed as one word. */
     public Result podman(String... args) {
-        StringBuilder line = new StringBuilder("podman");
-        for (String a : args) {
-            if (a.indexOf('\'') >= 0 || a.indexOf('\n') >= 0) {
-                throw new IllegalArgumentException("cannot quote for sh: " + a);
-            }
-            line.append(" '").append(a).append('\'');
-        }
-        try {
-            in.write(line.append('\n').toString());
-            in.flush();
-        } catch (IOException e) {
-            throw new UncheckedIOException("the podman shell is gone", e);
-        }
-        return await();
-    }
-
-    private Result await() {
-        StringBuilder text = new StringBuilder();
-        try {
-            String l;
-            while ((l = out.readLine()) != null) {
-                if (l.startsWith(MARK)) {
-                    return new Result(Integer.parseInt(l.substring(MARK.length()).strip()), text.toString());
-                }
-                text.append(l).append('\n');
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        throw new AssertionError("the podman shell ended:\n" + text);
+        List<String> words = new ArrayList<>(List.of("podman"));
+        words.addAll(List.of(args));
+        ShellSession.Result result = shell.run(ShellSession.quote(words));
+        return new Result(result.exit(), result.output());
     }
 
     /** podman's state directory (host-local's reservations are under {@code var-lib-cni/networks}). */
@@ -147,18 +124,6 @@ public final class Podman implements AutoCloseable {
     /** Ends the shell (and with its mount namespace everything podman mounted). */
     @Override
     public void close() {
-        try {
-            in.close();
-        } catch (IOException ignored) {
-            // the shell is gone already
-        }
-        try {
-            if (!shell.waitFor(30, TimeUnit.SECONDS)) {
-                shell.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            shell.destroyForcibly();
-        }
+        shell.close();
     }
 }

@@ -30,6 +30,7 @@ import io.jcni.spec.NetworkConfigList;
 import io.jcni.spec.PluginConfig;
 import io.jcni.spec.VersionInfo;
 import java.io.IOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -206,9 +207,17 @@ public final class RuntimeImpl implements CniRuntime {
             try {
                 cache.write(net.name(), rt, net.bytes(), result);
             } catch (IOException | CniException e) {
+                // A cancelled call can be interrupted here, in the cache file's fsync (ClosedByInterruptException,
+                // which has no message): say so, and put the interrupt in the cause chain as for a plugin's failure.
+                String why = e instanceof ClosedByInterruptException ? "interrupted while writing it"
+                        : String.valueOf(e.getMessage());
+                Throwable cause = e;
+                if (Thread.currentThread().isInterrupted() && !causedBy(e, InterruptedException.class)) {
+                    cause = new InterruptedException("the calling thread was interrupted").initCause(e);
+                }
                 throw cleanUp(net, rt, result, added, true, new CniRuntimeException("failed to set network \""
-                        + net.name() + "\" cached result: " + e.getMessage(), new CniError(CniError.IO_FAILURE,
-                        "failed to set network \"" + net.name() + "\" cached result", e.getMessage()), e), deadline);
+                        + net.name() + "\" cached result: " + why, new CniError(CniError.IO_FAILURE,
+                        "failed to set network \"" + net.name() + "\" cached result", why), cause), deadline);
             }
             return result;
         }

@@ -147,6 +147,41 @@ public interface CniRuntime extends AutoCloseable {
     void gcNetworkList(NetworkConfigList list, List<GcAttachment> validAttachments) throws CniRuntimeException;
 
     /**
+     * Reclaims what attachments that can no longer be live left on the node, without the runtime's help
+     * ({@code jcni gc --stale}): for the runtimes whose DEL failed or never came (a killed runtime, a pod removed
+     * while a plugin failed, a reboot).
+     *
+     * <ol>
+     * <li>Every cached attachment of {@code networks} (or of any network, with
+     * {@link StaleOptions#everyCachedNetwork()}) is judged by the namespace it recorded: the cache entry's
+     * {@code netns}, and the {@code sandbox} of its result's interfaces (Go libcni before 1.2, which containerd 1.6
+     * and podman 4 use, records no {@code netns}; its result does). It is stale when every recorded path is gone
+     * (missing, or no longer on nsfs) and no host end it recorded survives (a veth's host end lives as long as its
+     * namespace, see the README). Stale ones get DEL with the configuration, CNI_ARGS and capability arguments
+     * they were added with, and {@code CNI_NETNS=""}; their cache entries go.</li>
+     * <li>ADDs that failed and whose rollback did not finish (their journal, see
+     * {@link CniRuntimeException#rolledBack()}) are finished, whatever their namespace: a failed ADD is not an
+     * attachment. One left for its caller's DEL ({@link Options#withDeleteOnAddFailure} off) is judged as a cached
+     * attachment instead.</li>
+     * <li>Then each network of {@code networks} of version 1.1.0 or later gets GC, with every attachment still in the
+     * cache, every ADD in flight (its journal, or a plugin process adding it now) as {@code valid-attachments}: its
+     * plugins release the reservations, rules, host veths, ifbs and leases that no such attachment owns. The
+     * network's ADDs by jcni runtimes wait meanwhile.</li>
+     * </ol>
+     * Never removed: an attachment whose namespace path exists as a namespace; one that cannot be judged (a path
+     * under {@code /proc} that exists, since pids are reused; no recorded path; a path that cannot be examined); one
+     * whose lock is held (an operation on it is in progress). Each is reported with the reason, and counts as valid.
+     * Paths are resolved in this process's mount namespace and host ends looked up in its network namespace: call it
+     * where the runtime that made the attachments runs.
+     *
+     * <p>Failures of single DELs or GCs are in the report, not thrown ({@link StaleReport#failed()}); a view's time
+     * limit applies to each DEL and each GC.
+     *
+     * @throws CniRuntimeException if the cache or the journals cannot be listed (code 5)
+     */
+    StaleReport gcStale(List<NetworkConfigList> networks, StaleOptions options) throws CniRuntimeException;
+
+    /**
      * STATUS (spec 1.1.0): asks each plugin whether it is ready for ADD; a plugin's error (e.g. 50 "plugin not
      * available") comes back unchanged in {@link CniRuntimeException#error()}. A no-op before 1.1.0.
      */
@@ -237,10 +272,15 @@ public interface CniRuntime extends AutoCloseable {
      *                             one message, so a call costs one write and one read here and no JDK spawn at all
      *                             (measured: as fast as Go libcni's exec); it sets no shell variables, so it serves
      *                             every environment
+     * @param rollbackTimeout      the least time a failed ADD's rollback gets, whatever is left of the call's limit
+     *                             (see {@link #withRollbackTimeout})
      */
     record Options(List<Path> cniPath, Path cacheDir, Duration pluginTimeout, OutputStream stderr,
             InProcessPlugins inProcess, boolean deleteOnAddFailure, Map<String, String> environment,
-            int launchHelpers, Path launchHelper) {
+            int launchHelpers, Path launchHelper, Duration rollbackTimeout) {
+
+        /** How long a failed ADD's rollback may take at least, whatever was left of the call's own limit. */
+        public static final Duration DEFAULT_ROLLBACK_TIMEOUT = Duration.ofSeconds(10);
 
         /** libcni's default cache directory. */
         public static final Path DEFAULT_CACHE_DIR = Path.of("/var/lib/cni");
@@ -260,6 +300,10 @@ public interface CniRuntime extends AutoCloseable {
             if (launchHelpers < 0) {
                 throw new IllegalArgumentException("launchHelpers must not be negative: " + launchHelpers);
             }
+            Objects.requireNonNull(rollbackTimeout, "rollbackTimeout");
+            if (rollbackTimeout.isNegative() || rollbackTimeout.isZero()) {
+                throw new IllegalArgumentException("rollbackTimeout must be positive: " + rollbackTimeout);
+            }
         }
 
         /**
@@ -268,53 +312,64 @@ public interface CniRuntime extends AutoCloseable {
          */
         public static Options of(List<Path> cniPath) {
             return new Options(cniPath, DEFAULT_CACHE_DIR, Duration.ZERO, System.err, InProcessPlugins.none(), true,
-                    System.getenv(), 0, null);
+                    System.getenv(), 0, null, DEFAULT_ROLLBACK_TIMEOUT);
         }
 
         public Options withCniPath(List<Path> dirs) {
             return new Options(dirs, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
 
         public Options withCacheDir(Path dir) {
             return new Options(cniPath, dir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
 
         public Options withPluginTimeout(Duration timeout) {
             return new Options(cniPath, cacheDir, timeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
 
         public Options withStderr(OutputStream sink) {
             return new Options(cniPath, cacheDir, pluginTimeout, sink, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
 
         public Options withInProcess(InProcessPlugins plugins) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, plugins, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
 
         public Options withDeleteOnAddFailure(boolean enabled) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, enabled, environment,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
 
         public Options withLaunchHelpers(int count) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    count, launchHelper);
+                    count, launchHelper, rollbackTimeout);
         }
 
         /** {@code count} launch helpers running {@code helper}, jcni's native launch helper (see the parameter). */
         public Options withLaunchHelpers(int count, Path helper) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    count, Objects.requireNonNull(helper, "helper"));
+                    count, Objects.requireNonNull(helper, "helper"), rollbackTimeout);
+        }
+
+        /**
+         * The least time a failed ADD's rollback gets (default {@link #DEFAULT_ROLLBACK_TIMEOUT}): its DELs run until
+         * then or until a budget as long as the call's own has passed, whichever is later, each plugin for at least
+         * this long too. An ADD that ran out of its deadline thus still gets its rollback done, at the price of
+         * returning later; one cut short anyway is finished later (see {@link CniRuntimeException#rolledBack()}).
+         */
+        public Options withRollbackTimeout(Duration timeout) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers, launchHelper, timeout);
         }
 
         public Options withEnvironment(Map<String, String> env) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, env,
-                    launchHelpers, launchHelper);
+                    launchHelpers, launchHelper, rollbackTimeout);
         }
     }
 }

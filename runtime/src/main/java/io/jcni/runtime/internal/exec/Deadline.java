@@ -89,4 +89,16 @@ public final class Deadline {
     public Deadline forCleanup() {
         return limited ? new Deadline(true, System.nanoTime() + budget, budget) : NONE;
     }
+
+    /**
+     * The budget of a rollback: as long as the call's own or {@code minimumNanos}, whichever is longer, from now; no
+     * limit for a call without one. A call that ran out of a short deadline still gets its rollback done.
+     */
+    public Deadline forRollback(long minimumNanos) {
+        if (!limited) {
+            return NONE;
+        }
+        long nanos = Math.max(budget, minimumNanos);
+        return new Deadline(true, System.nanoTime() + nanos, nanos);
+    }
 }

@@ -53,9 +53,12 @@ import java.util.Optional;
  * interrupt has succeeded.</li>
  * <li>An ADD that fails this way is rolled back like any failed ADD ({@link Options#withDeleteOnAddFailure}), and
  * the plugin the runtime killed gets the DEL as well: it could not undo its partial work itself. The rollback gets a
- * fresh budget as long as the call's own. A DEL, CHECK, GC or STATUS that runs out of time simply fails: DEL is
- * idempotent, so call it again.</li>
- * <li>The failure says so: {@link CniRuntimeException#timedOut()}.</li>
+ * budget of its own, as long as the call's and at least {@link Options#rollbackTimeout()} (10 s by default), so the
+ * call may return that much later than its deadline; a rollback cut short even so is recorded and finished later
+ * (see {@link CniRuntimeException#rolledBack()}). A DEL, CHECK, GC or STATUS that runs out of time simply fails:
+ * DEL is idempotent, so call it again.</li>
+ * <li>The failure says so: {@link CniRuntimeException#timedOut()}, and whether the rollback completed:
+ * {@link CniRuntimeException#rolledBack()}.</li>
  * </ul>
  * Cancellation is Java's: interrupt the thread that runs the call (e.g. {@code Future.cancel(true)}). It works as a
  * deadline that has just passed: exec'd plugins are killed, in-process ones interrupted, the ADD rolled back (the

@@ -170,6 +170,36 @@ Restart=on-failure
 WantedBy=multi-user.target
 UNIT
 
+# gc --stale on a timer: what attachments whose namespace is gone left behind (a runtime killed, a DEL that failed or
+# never came, a reboot) is removed, then each 1.1.0 network is garbage-collected (README: "Leaks, and how jcni
+# prevents them"). The node's defaults; edit Environment= for other directories. (The service can do the same itself:
+# jcni serve --reconcile-every DURATION.)
+cat > "$dist/systemd/jcni-gc-stale.service" <<UNIT
+[Unit]
+Description=jcni: remove what stale CNI attachments left behind (gc --stale)
+Documentation=file://$dist_abs/../README.md
+After=network.target containerd.service crio.service
+
+[Service]
+Type=oneshot
+Environment=NETCONFPATH=/etc/cni/net.d CNI_PATH=/opt/cni/bin
+# In the host's namespaces, as the container runtimes: namespace paths and host ends are judged where they live.
+ExecStart=$dist_abs/bin/jcni gc --stale --cache-dir /var/lib/cni
+UNIT
+cat > "$dist/systemd/jcni-gc-stale.timer" <<UNIT
+[Unit]
+Description=jcni: gc --stale every 10 minutes, and once after boot
+Documentation=file://$dist_abs/../README.md
+
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=10min
+RandomizedDelaySec=30s
+
+[Install]
+WantedBy=timers.target
+UNIT
+
 # The dhcp plugin's lease daemon, socket-activated as well: systemd listens on Go's default socket and starts the
 # daemon on the first dhcp call, handing the listening socket over as its stdin (the daemon serves it and binds none).
 cat > "$dist/systemd/jcni-dhcp.socket" <<UNIT

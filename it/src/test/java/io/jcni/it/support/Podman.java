@@ -118,6 +118,23 @@ public final class Podman implements AutoCloseable {
         return await();
     }
 
+    /**
+     * Runs {@code line} in the shell, as it is (a test's own text: variables, several commands): in podman's mount
+     * namespace, where its namespaces and state are, e.g. {@code jcni gc --stale} as a node would run it.
+     */
+    public Result shell(String line) {
+        if (line.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("one line: " + line);
+        }
+        try {
+            in.write(line + "\n");
+            in.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the podman shell is gone", e);
+        }
+        return await();
+    }
+
     private Result await() {
         StringBuilder text = new StringBuilder();
         try {

@@ -56,6 +56,8 @@ final class StaleCollector {
     private final Namespaces namespaces = Namespaces.probe();
     private final HostLinks links = HostLinks.read();
     private final List<Entry> entries = new ArrayList<>();
+    /** Host interfaces that several cached attachments record (a bridge): no attachment's own host end. */
+    private final Set<String> sharedHostInterfaces = new java.util.HashSet<>();
 
     StaleCollector(RuntimeImpl runtime, List<NetworkConfigList> networks, StaleOptions options) {
         this.runtime = runtime;
@@ -68,7 +70,16 @@ final class StaleCollector {
 
     StaleReport run() throws CniRuntimeException {
         Set<GcAttachment> inFlight = new LinkedHashSet<>(InFlightCalls.sample());
-        for (ResultCache.Listed listed : listCache()) {
+        List<ResultCache.Listed> cached = listCache();
+        Set<String> seen = new java.util.HashSet<>();
+        for (ResultCache.Listed listed : cached) {
+            for (String name : HostLinks.hostInterfaces(listed.result())) {
+                if (!seen.add(name)) {
+                    sharedHostInterfaces.add(name);
+                }
+            }
+        }
+        for (ResultCache.Listed listed : cached) {
             if (inScope(listed.attachment().network())) {
                 judgeCached(listed);
             }
@@ -346,7 +357,7 @@ final class StaleCollector {
         if (unknown != null) {
             return unknown;
         }
-        Optional<String> holder = links.liveHostEnd(result);
+        Optional<String> holder = links.liveHostEnd(result, sharedHostInterfaces);
         if (holder.isPresent()) {
             return new Namespaces.Verdict(Namespaces.State.UNKNOWN, gone.reason() + ", but " + holder.get());
         }

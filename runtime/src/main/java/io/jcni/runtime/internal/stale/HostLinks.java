@@ -26,8 +26,10 @@ import java.util.Set;
  * (macvlan, ipvlan, host-device: their link is inside the container) get no second opinion.
  *
  * <p>Read in this thread's network namespace ({@code /proc/thread-self/net/dev}, the names), with the MAC and
- * {@code iflink} from sysfs when sysfs is this namespace's (its {@code /sys/class/net} lists the same names); when it
- * is another namespace's, a name that exists counts as the host end (kept: the cautious side).
+ * {@code iflink} from sysfs when sysfs is this namespace's (its {@code /sys/class/net} lists the same names). When it
+ * is another namespace's (a process run with {@code nsenter --net} keeps the sysfs it had), a recorded host interface
+ * that still exists counts as the host end unless other attachments record it too (a bridge is in every result of its
+ * network, a veth in one): the cautious side, which may keep an attachment whose bridge has no other.
  */
 public final class HostLinks {
     private final Set<String> names;
@@ -67,7 +69,7 @@ public final class HostLinks {
      * Why the attachment whose result is {@code result} still has a namespace somewhere, or empty: the first host end
      * of the result that still exists as recorded.
      */
-    public Optional<String> liveHostEnd(JsonObject result) {
+    public Optional<String> liveHostEnd(JsonObject result, Set<String> shared) {
         if (result == null || !(result.field("interfaces").orElse(Json.NULL) instanceof JsonArray interfaces)) {
             return Optional.empty();
         }
@@ -83,6 +85,9 @@ public final class HostLinks {
                 continue;
             }
             if (!sysfsIsOurs) {
+                if (shared.contains(name)) {
+                    continue; // the network's bridge (or the like), not this attachment's own
+                }
                 return Optional.of("its host interface " + name + " is still there (sysfs is another namespace's: "
                         + "not examined further)");
             }
@@ -98,6 +103,20 @@ public final class HostLinks {
                     + " is still there, so a process still holds the namespace");
         }
         return Optional.empty();
+    }
+
+    /** The names of the host-side interfaces (no {@code sandbox}) that a result records. */
+    public static Set<String> hostInterfaces(JsonObject result) {
+        Set<String> names = new HashSet<>();
+        if (result != null && result.field("interfaces").orElse(Json.NULL) instanceof JsonArray interfaces) {
+            for (Json element : interfaces.elements()) {
+                if (element instanceof JsonObject link && text(link, "sandbox").isEmpty()
+                        && !text(link, "name").isEmpty()) {
+                    names.add(text(link, "name"));
+                }
+            }
+        }
+        return names;
     }
 
     private static String text(JsonObject object, String key) {

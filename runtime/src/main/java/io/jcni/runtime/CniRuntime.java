@@ -54,9 +54,12 @@ import java.util.Optional;
  * interrupt has succeeded.</li>
  * <li>An ADD that fails this way is rolled back like any failed ADD ({@link Options#withDeleteOnAddFailure}), and
  * the plugin the runtime killed gets the DEL as well: it could not undo its partial work itself. The rollback gets a
- * fresh budget as long as the call's own. A DEL, CHECK, GC or STATUS that runs out of time simply fails: DEL is
- * idempotent, so call it again.</li>
- * <li>The failure says so: {@link CniRuntimeException#timedOut()}.</li>
+ * budget of its own, as long as the call's and at least {@link Options#rollbackTimeout()} (10 s by default), so the
+ * call may return that much later than its deadline; a rollback cut short even so is recorded and finished later
+ * (see {@link CniRuntimeException#rolledBack()}). A DEL, CHECK, GC or STATUS that runs out of time simply fails:
+ * DEL is idempotent, so call it again.</li>
+ * <li>The failure says so: {@link CniRuntimeException#timedOut()}, and whether the rollback completed:
+ * {@link CniRuntimeException#rolledBack()}.</li>
  * </ul>
  * Cancellation is Java's: interrupt the thread that runs the call (e.g. {@code Future.cancel(true)}). It works as a
  * deadline that has just passed: exec'd plugins are killed, in-process ones interrupted, the ADD rolled back (the
@@ -146,6 +149,41 @@ public interface CniRuntime extends AutoCloseable {
      * exception, the others suppressed). A no-op when the list sets {@code disableGC}.
      */
     void gcNetworkList(NetworkConfigList list, List<GcAttachment> validAttachments) throws CniRuntimeException;
+
+    /**
+     * Reclaims what attachments that can no longer be live left on the node, without the runtime's help
+     * ({@code jcni gc --stale}): for the runtimes whose DEL failed or never came (a killed runtime, a pod removed
+     * while a plugin failed, a reboot).
+     *
+     * <ol>
+     * <li>Every cached attachment of {@code networks} (or of any network, with
+     * {@link StaleOptions#everyCachedNetwork()}) is judged by the namespace it recorded: the cache entry's
+     * {@code netns}, and the {@code sandbox} of its result's interfaces (Go libcni before 1.2, which containerd 1.6
+     * and podman 4 use, records no {@code netns}; its result does). It is stale when every recorded path is gone
+     * (missing, or no longer on nsfs) and no host end it recorded survives (a veth's host end lives as long as its
+     * namespace, see the README). Stale ones get DEL with the configuration, CNI_ARGS and capability arguments
+     * they were added with, and {@code CNI_NETNS=""}; their cache entries go.</li>
+     * <li>ADDs that failed and whose rollback did not finish (their journal, see
+     * {@link CniRuntimeException#rolledBack()}) are finished, whatever their namespace: a failed ADD is not an
+     * attachment. One left for its caller's DEL ({@link Options#withDeleteOnAddFailure} off) is judged as a cached
+     * attachment instead.</li>
+     * <li>Then each network of {@code networks} of version 1.1.0 or later gets GC, with every attachment still in the
+     * cache, every ADD in flight (its journal, or a plugin process adding it now) as {@code valid-attachments}: its
+     * plugins release the reservations, rules, host veths, ifbs and leases that no such attachment owns. The
+     * network's ADDs by jcni runtimes wait meanwhile.</li>
+     * </ol>
+     * Never removed: an attachment whose namespace path exists as a namespace; one that cannot be judged (a path
+     * under {@code /proc} that exists, since pids are reused; no recorded path; a path that cannot be examined); one
+     * whose lock is held (an operation on it is in progress). Each is reported with the reason, and counts as valid.
+     * Paths are resolved in this process's mount namespace and host ends looked up in its network namespace: call it
+     * where the runtime that made the attachments runs.
+     *
+     * <p>Failures of single DELs or GCs are in the report, not thrown ({@link StaleReport#failed()}); a view's time
+     * limit applies to each DEL and each GC.
+     *
+     * @throws CniRuntimeException if the cache or the journals cannot be listed (code 5)
+     */
+    StaleReport gcStale(List<NetworkConfigList> networks, StaleOptions options) throws CniRuntimeException;
 
     /**
      * STATUS (spec 1.1.0): asks each plugin whether it is ready for ADD; a plugin's error (e.g. 50 "plugin not
@@ -242,10 +280,15 @@ public interface CniRuntime extends AutoCloseable {
      *                             {@link #DEFAULT_CONF_DIR}): the runtime itself never reads it; it is the directory
      *                             {@link SandboxNetworks#load(CniRuntime, Path)} and {@link NetworkConfigs#load} are
      *                             given by callers that take their settings from {@link #fromEnvironment()}
+     * @param rollbackTimeout      the least time a failed ADD's rollback gets, whatever is left of the call's limit
+     *                             (see {@link #withRollbackTimeout})
      */
     record Options(List<Path> cniPath, Path cacheDir, Duration pluginTimeout, OutputStream stderr,
             InProcessPlugins inProcess, boolean deleteOnAddFailure, Map<String, String> environment,
-            int launchHelpers, Path launchHelper, Path confDir) {
+            int launchHelpers, Path launchHelper, Path confDir, Duration rollbackTimeout) {
+
+        /** How long a failed ADD's rollback may take at least, whatever was left of the call's own limit. */
+        public static final Duration DEFAULT_ROLLBACK_TIMEOUT = Duration.ofSeconds(10);
 
         /** libcni's default cache directory. */
         public static final Path DEFAULT_CACHE_DIR = Path.of("/var/lib/cni");
@@ -278,17 +321,22 @@ public interface CniRuntime extends AutoCloseable {
                 throw new IllegalArgumentException("launchHelpers must not be negative: " + launchHelpers);
             }
             Objects.requireNonNull(confDir, "confDir");
+            Objects.requireNonNull(rollbackTimeout, "rollbackTimeout");
+            if (rollbackTimeout.isNegative() || rollbackTimeout.isZero()) {
+                throw new IllegalArgumentException("rollbackTimeout must be positive: " + rollbackTimeout);
+            }
         }
 
         /**
-         * The options without a configuration directory, as they were before {@code confDir} was added: it is
-         * {@link #DEFAULT_CONF_DIR}. Kept so that code calling the canonical constructor of 0.1.0 still compiles.
+         * The options without a configuration directory and rollback timeout, as they were in 0.1.0: they are
+         * {@link #DEFAULT_CONF_DIR} and {@link #DEFAULT_ROLLBACK_TIMEOUT}. Kept so that code calling the canonical
+         * constructor of 0.1.0 still compiles.
          */
         public Options(List<Path> cniPath, Path cacheDir, Duration pluginTimeout, OutputStream stderr,
                 InProcessPlugins inProcess, boolean deleteOnAddFailure, Map<String, String> environment,
                 int launchHelpers, Path launchHelper) {
             this(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment, launchHelpers,
-                    launchHelper, DEFAULT_CONF_DIR);
+                    launchHelper, DEFAULT_CONF_DIR, DEFAULT_ROLLBACK_TIMEOUT);
         }
 
         /**
@@ -298,7 +346,7 @@ public interface CniRuntime extends AutoCloseable {
          */
         public static Options of(List<Path> cniPath) {
             return new Options(cniPath, DEFAULT_CACHE_DIR, Duration.ZERO, System.err, InProcessPlugins.none(), true,
-                    System.getenv(), 0, null, DEFAULT_CONF_DIR);
+                    System.getenv(), 0, null, DEFAULT_CONF_DIR, DEFAULT_ROLLBACK_TIMEOUT);
         }
 
         /**
@@ -329,54 +377,65 @@ public interface CniRuntime extends AutoCloseable {
 
         public Options withCniPath(List<Path> dirs) {
             return new Options(dirs, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
 
         public Options withCacheDir(Path dir) {
             return new Options(cniPath, dir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
 
         public Options withPluginTimeout(Duration timeout) {
             return new Options(cniPath, cacheDir, timeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
 
         public Options withStderr(OutputStream sink) {
             return new Options(cniPath, cacheDir, pluginTimeout, sink, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
 
         public Options withInProcess(InProcessPlugins plugins) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, plugins, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
 
         public Options withDeleteOnAddFailure(boolean enabled) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, enabled, environment,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
 
         public Options withLaunchHelpers(int count) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    count, launchHelper, confDir);
+                    count, launchHelper, confDir, rollbackTimeout);
         }
 
         /** {@code count} launch helpers running {@code helper}, jcni's native launch helper (see the parameter). */
         public Options withLaunchHelpers(int count, Path helper) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    count, Objects.requireNonNull(helper, "helper"), confDir);
+                    count, Objects.requireNonNull(helper, "helper"), confDir, rollbackTimeout);
         }
 
         /** The network configuration directory ({@link #confDir()}). */
         public Options withConfDir(Path dir) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
-                    launchHelpers, launchHelper, dir);
+                    launchHelpers, launchHelper, dir, rollbackTimeout);
+        }
+
+        /**
+         * The least time a failed ADD's rollback gets (default {@link #DEFAULT_ROLLBACK_TIMEOUT}): its DELs run until
+         * then or until a budget as long as the call's own has passed, whichever is later, each plugin for at least
+         * this long too. An ADD that ran out of its deadline thus still gets its rollback done, at the price of
+         * returning later; one cut short anyway is finished later (see {@link CniRuntimeException#rolledBack()}).
+         */
+        public Options withRollbackTimeout(Duration timeout) {
+            return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, environment,
+                    launchHelpers, launchHelper, confDir, timeout);
         }
 
         public Options withEnvironment(Map<String, String> env) {
             return new Options(cniPath, cacheDir, pluginTimeout, stderr, inProcess, deleteOnAddFailure, env,
-                    launchHelpers, launchHelper, confDir);
+                    launchHelpers, launchHelper, confDir, rollbackTimeout);
         }
     }
 }

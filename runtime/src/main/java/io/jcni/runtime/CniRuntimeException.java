@@ -32,6 +32,7 @@ public final class CniRuntimeException extends CniException {
     private final boolean fromPlugin;
     private final String pluginType;
     private final String stderr;
+    private final boolean rolledBack;
 
     /**
      * @param message    the full text (libcni's wording, with the operation and plugin)
@@ -42,10 +43,21 @@ public final class CniRuntimeException extends CniException {
      */
     public CniRuntimeException(String message, CniError error, boolean fromPlugin, String pluginType, String stderr,
             Throwable cause) {
+        this(message, error, fromPlugin, pluginType, stderr, cause, false);
+    }
+
+    /**
+     * As the constructor above, for a failed ADD.
+     *
+     * @param rolledBack whether nothing of the failed ADD is left (see {@link #rolledBack()})
+     */
+    public CniRuntimeException(String message, CniError error, boolean fromPlugin, String pluginType, String stderr,
+            Throwable cause, boolean rolledBack) {
         super(message, error, cause);
         this.fromPlugin = fromPlugin;
         this.pluginType = pluginType == null ? "" : pluginType;
         this.stderr = stderr == null ? "" : stderr;
+        this.rolledBack = rolledBack;
     }
 
     /** A failure on the runtime's side, not concerning one plugin. */
@@ -66,6 +78,22 @@ public final class CniRuntimeException extends CniException {
     /** What the failing plugin wrote to stderr (also passed to the runtime's stderr sink), or "". */
     public String stderr() {
         return stderr;
+    }
+
+    /**
+     * For a failed ADD: true when nothing of it is left on the node. Either it failed before any plugin ran (an
+     * invalid name, an attachment already added, its lock or its network busy), or its rollback completed: every plugin
+     * that may have made something got its DEL and succeeded, and a cache entry it wrote is gone.
+     *
+     * <p>False when something may be left: the rollback is off ({@link CniRuntime.Options#withDeleteOnAddFailure}),
+     * one of its DELs failed (the failures are {@linkplain #getSuppressed() suppressed} exceptions), or it ran out of
+     * its budget ({@link CniRuntime.Options#rollbackTimeout()}) or was interrupted again. What the ADD started is then
+     * in its journal, and the next ADD or DEL of the attachment, or {@link CniRuntime#gcStale}, finishes it; a runtime
+     * that wants it gone now sends DEL for the attachment, as after any failed ADD with libcni. Always false for a
+     * failure of another operation.
+     */
+    public boolean rolledBack() {
+        return rolledBack;
     }
 
     /**

@@ -73,6 +73,11 @@ class PodmanTest {
 
     /** A root filesystem of busybox-static: /bin/busybox and the applets the container runs, and the web page. */
     Path image() throws IOException {
+        return image(tmp);
+    }
+
+    /** {@link #image()} under {@code tmp}. */
+    static Path image(Path tmp) throws IOException {
         Path busybox = Path.of("/bin/busybox");
         Prerequisites.assumeCommand("tar");
         Prerequisites.require(Files.isExecutable(busybox), () -> "busybox-static (scripts/setup installs it)");

@@ -242,6 +242,17 @@ public final class Containerd implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGKILL of containerd alone, as a crash: its shims and the containers they run live on, and nothing of its CNI
+     * teardown runs. {@link #close()} still ends them all.
+     */
+    public void kill() {
+        if (containerd != null && containerd.isAlive()) {
+            containerd.destroyForcibly();
+            waitFor(containerd, Duration.ofSeconds(20));
+        }
+    }
+
     /** The CRI client on containerd's socket (started at the first call). */
     public CriClient cri() {
         if (cri == null) {

@@ -111,6 +111,18 @@ public final class Podman implements AutoCloseable {
         return new Result(result.exit(), result.output());
     }
 
+    /**
+     * Runs {@code line} in the shell, as it is (a test's own text: variables, several commands): in podman's mount
+     * namespace, where its namespaces and state are, e.g. {@code jcni gc --stale} as a node would run it.
+     */
+    public Result shell(String line) {
+        if (line.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("one line: " + line);
+        }
+        ShellSession.Result result = shell.run(line);
+        return new Result(result.exit(), result.output());
+    }
+
     /** podman's state directory (host-local's reservations are under {@code var-lib-cni/networks}). */
     public Path dir() {
         return dir;

@@ -24,13 +24,13 @@ import java.util.stream.Stream;
  * @param lines one line per object, prefixed with its kind ({@code link}, {@code addr}, {@code route}, {@code nft},
  *     {@code qdisc}, {@code file})
  */
-record NodeState(TreeSet<String> lines) {
+public record NodeState(TreeSet<String> lines) {
 
     /**
      * The node now, once its IPv6 addresses have finished duplicate address detection (the kernel adds their local
      * routes only then; a snapshot taken earlier would see them appear later, as if made by someone else).
      */
-    static NodeState read(TestHost host, Path... stateDirs) {
+    public static NodeState read(TestHost host, Path... stateDirs) {
         awaitNoTentativeAddresses(host);
         TreeSet<String> lines = new TreeSet<>();
         for (IpLink link : host.kernel().links()) {
@@ -110,23 +110,24 @@ record NodeState(TreeSet<String> lines) {
     }
 
     /**
-     * One of jcni's runtime's attachment lock files, {@code <cacheDir>/locks/attachment-NNN.lock}: 1024 buckets that
-     * attachments hash into, made on first use and never deleted by design ({@code AttachmentLocks}), so no attachment's.
+     * One of jcni's runtime's lock files: {@code <cacheDir>/locks/attachment-NNN.lock}, 1024 buckets that attachments
+     * hash into, and {@code network-NAME.lock}, a network's collection gate; made on first use and never deleted by
+     * design ({@code AttachmentLocks}, {@code CollectionGates}), so no attachment's.
      */
     static boolean isLockBucket(Path file) {
         return file.getParent() != null && file.getParent().getFileName().toString().equals("locks")
-                && file.getFileName().toString().matches("attachment-[0-9a-f]{3}\\.lock");
+                && file.getFileName().toString().matches("attachment-[0-9a-f]{3}\\.lock|network-.+\\.lock");
     }
 
     /** What {@code later} holds that this state did not: what was made since, and left. */
-    List<String> addedIn(NodeState later) {
+    public List<String> addedIn(NodeState later) {
         List<String> added = new ArrayList<>(later.lines);
         added.removeAll(lines);
         return added;
     }
 
     /** What this state held that {@code later} does not. */
-    List<String> removedIn(NodeState later) {
+    public List<String> removedIn(NodeState later) {
         List<String> removed = new ArrayList<>(lines);
         removed.removeAll(later.lines);
         return removed;

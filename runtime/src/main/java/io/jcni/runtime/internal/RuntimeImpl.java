@@ -6,7 +6,11 @@ import io.jcni.runtime.CniRuntime;
 import io.jcni.runtime.CniRuntimeException;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.RuntimeConf;
+import io.jcni.runtime.StaleOptions;
+import io.jcni.runtime.StaleReport;
+import io.jcni.runtime.internal.cache.AddJournal;
 import io.jcni.runtime.internal.cache.AttachmentLocks;
+import io.jcni.runtime.internal.cache.CollectionGates;
 import io.jcni.runtime.internal.cache.ResultCache;
 import io.jcni.runtime.internal.exec.Deadline;
 import io.jcni.runtime.internal.exec.GoText;
@@ -16,6 +20,7 @@ import io.jcni.runtime.internal.exec.PluginLocator;
 import io.jcni.runtime.internal.exec.PluginOutput;
 import io.jcni.runtime.internal.exec.ProcessRunner;
 import io.jcni.runtime.internal.exec.WarmSpawner;
+import io.jcni.runtime.internal.stale.Namespaces;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
@@ -61,8 +66,11 @@ public final class RuntimeImpl implements CniRuntime {
     private final WarmSpawner spawner;
     private final ResultCache cache;
     private final AttachmentLocks locks;
+    private final AddJournal journal;
+    private final CollectionGates gates;
     private final String cniPath;
     private final long timeoutNanos;
+    private final long rollbackNanos;
     private final AtomicBoolean closed;
     /** Each call's limit: a timeout from its start, an instant, or neither (both null). */
     private final Duration callTimeout;
@@ -74,8 +82,11 @@ public final class RuntimeImpl implements CniRuntime {
         this.invoker = new PluginInvoker(ProcessRunner.INTERRUPTIBLE, options.stderr(), spawner);
         this.cache = new ResultCache(options.cacheDir());
         this.locks = new AttachmentLocks(options.cacheDir());
+        this.journal = new AddJournal(options.cacheDir());
+        this.gates = new CollectionGates(options.cacheDir());
         this.cniPath = PluginLocator.joinPath(options.cniPath());
         this.timeoutNanos = options.pluginTimeout().toNanos();
+        this.rollbackNanos = options.rollbackTimeout().toNanos();
         this.closed = new AtomicBoolean();
         this.callTimeout = null;
         this.callDeadline = null;
@@ -87,8 +98,11 @@ public final class RuntimeImpl implements CniRuntime {
         this.invoker = base.invoker;
         this.cache = base.cache;
         this.locks = base.locks;
+        this.journal = base.journal;
+        this.gates = base.gates;
         this.cniPath = base.cniPath;
         this.timeoutNanos = base.timeoutNanos;
+        this.rollbackNanos = base.rollbackNanos;
         this.closed = base.closed;
         this.callTimeout = callTimeout;
         this.callDeadline = callDeadline;
@@ -126,27 +140,6 @@ public final class RuntimeImpl implements CniRuntime {
         }
         return callTimeout != null ? Deadline.after(callTimeout)
                 : callDeadline != null ? Deadline.at(callDeadline) : Deadline.NONE;
-    }
-
-    /**
-     * What a list operation needs of a network, for a conflist or for a single plugin configuration.
-     * {@code validAttachments} is what GC hands its plugins; empty for the other verbs, which do not send it.
-     */
-    private record Net(String name, CniVersion version, List<PluginConfig> plugins, byte[] bytes,
-            boolean disableCheck, boolean disableGC, List<GcAttachment> validAttachments) {
-        static Net of(NetworkConfigList list) {
-            return new Net(list.name(), list.cniVersion(), list.plugins(), list.bytes(), list.disableCheck(),
-                    list.disableGC(), List.of());
-        }
-
-        static Net of(PluginConfig conf) {
-            return new Net(conf.name(), conf.cniVersion(), List.of(conf), CniJson.encode(conf), false, false,
-                    List.of());
-        }
-
-        Net withValidAttachments(List<GcAttachment> valid) {
-            return new Net(name, version, plugins, bytes, disableCheck, disableGC, List.copyOf(valid));
-        }
     }
 
     /** The CNI_* values of a verb that concerns no attachment (GC, STATUS): all empty. */
@@ -188,38 +181,141 @@ public final class RuntimeImpl implements CniRuntime {
         requireAttachment(net.name(), rt);
         requireRunnable(net);
         try (AttachmentLocks.Held _ = lock(rt, deadline)) {
-            requireNotAdded(net, rt);
-            CniResult result = null;
-            int added = 0;
-            for (PluginConfig plugin : net.plugins()) {
-                String context = "plugin " + describe(plugin) + " failed (add): ";
-                try {
-                    byte[] out = call(context, net, plugin, Command.ADD, result, rt, deadline);
-                    // The plugin exited 0: what it made is this ADD's to undo, whatever its output turns out to be.
-                    added++;
-                    result = decodeResult(context, plugin, out, net.version());
-                } catch (CniRuntimeException e) {
-                    // A plugin the runtime killed (time limit, interrupt) could not undo its partial work: it gets
-                    // the rollback's DEL too. One that failed by itself did undo it, and gets none (see cleanUp).
-                    throw cleanUp(net, rt, result, stopped(e) ? added + 1 : added, false, e, deadline);
-                }
-            }
+            CollectionGates.Held gate = null;
+            AddJournal.Writer record;
             try {
-                cache.write(net.name(), rt, net.bytes(), result);
-            } catch (IOException | CniException e) {
-                // A cancelled call can be interrupted here, in the cache file's fsync (ClosedByInterruptException,
-                // which has no message): say so, and put the interrupt in the cause chain as for a plugin's failure.
-                String why = e instanceof ClosedByInterruptException ? "interrupted while writing it"
-                        : String.valueOf(e.getMessage());
-                Throwable cause = e;
-                if (Thread.currentThread().isInterrupted() && !causedBy(e, InterruptedException.class)) {
-                    cause = new InterruptedException("the calling thread was interrupted").initCause(e);
+                requireNotAdded(net, rt);
+                finishEarlierAdd(net.name(), rt, deadline);
+                gate = enterAdd(net.name(), deadline);
+                record = openJournal(net, rt);
+            } catch (CniRuntimeException e) {
+                if (gate != null) {
+                    gate.close();
                 }
-                throw cleanUp(net, rt, result, added, true, new CniRuntimeException("failed to set network \""
-                        + net.name() + "\" cached result: " + why, new CniError(CniError.IO_FAILURE,
-                        "failed to set network \"" + net.name() + "\" cached result", why), cause), deadline);
+                throw withRollback(e, true); // no plugin ran: nothing of this ADD is left
             }
-            return result;
+            try (CollectionGates.Held _ = gate; AddJournal.Writer _ = record) {
+                return addPlugins(net, rt, deadline, record);
+            }
+        }
+    }
+
+    /**
+     * The plugins of an ADD, each recorded in the journal before it starts, then the cached result; on failure the
+     * rollback ({@link #cleanUp}).
+     */
+    private CniResult addPlugins(Net net, RuntimeConf rt, Deadline deadline, AddJournal.Writer record)
+            throws CniRuntimeException {
+        CniResult result = null;
+        int added = 0;
+        for (PluginConfig plugin : net.plugins()) {
+            String context = "plugin " + describe(plugin) + " failed (add): ";
+            try {
+                record.started(added);
+            } catch (IOException e) {
+                throw cleanUp(net, rt, result, added, false, new CniRuntimeException("cannot record the ADD in "
+                        + record.file() + ": " + e.getMessage(), new CniError(CniError.IO_FAILURE,
+                        "cannot record the ADD before starting plugin " + plugin.type(), e.getMessage()), e),
+                        deadline, record);
+            }
+            boolean exited0 = false;
+            try {
+                byte[] out = call(context, net, plugin, Command.ADD, result, rt, deadline);
+                // The plugin exited 0: what it made is this ADD's to undo, whatever its output turns out to be.
+                exited0 = true;
+                added++;
+                result = decodeResult(context, plugin, out, net.version());
+                record.added(added - 1, result);
+            } catch (CniRuntimeException e) {
+                // A plugin the runtime killed (time limit, interrupt) could not undo its partial work: it gets
+                // the rollback's DEL too. One that failed by itself did undo it, and gets none (see cleanUp).
+                boolean stopped = stopped(e);
+                if (!exited0 && !stopped) {
+                    record.failed(added);
+                }
+                throw cleanUp(net, rt, result, stopped ? added + 1 : added, false, e, deadline, record);
+            }
+        }
+        try {
+            cache.write(net.name(), rt, net.bytes(), result);
+        } catch (IOException | CniException e) {
+            // A cancelled call can be interrupted here, in the cache file's fsync (ClosedByInterruptException,
+            // which has no message): say so, and put the interrupt in the cause chain as for a plugin's failure.
+            String why = e instanceof ClosedByInterruptException ? "interrupted while writing it"
+                    : String.valueOf(e.getMessage());
+            Throwable cause = e;
+            if (Thread.currentThread().isInterrupted() && !causedBy(e, InterruptedException.class)) {
+                cause = new InterruptedException("the calling thread was interrupted").initCause(e);
+            }
+            throw cleanUp(net, rt, result, added, true, new CniRuntimeException("failed to set network \""
+                    + net.name() + "\" cached result: " + why, new CniError(CniError.IO_FAILURE,
+                    "failed to set network \"" + net.name() + "\" cached result", why), cause), deadline,
+                    record);
+        }
+        try {
+            record.discard();
+        } catch (IOException e) {
+            // A journal beside its cached result only says the ADD completed: the next call on the attachment, or
+            // gc --stale, drops it. The ADD succeeded.
+        }
+        return result;
+    }
+
+    /**
+     * The journal of an ADD about to run its first plugin ({@link AddJournal}), with the namespace's identity so that
+     * a later rollback enters it only while the path still names it. An ADD that cannot record what it starts does
+     * not start (code 5).
+     */
+    private AddJournal.Writer openJournal(Net net, RuntimeConf rt) throws CniRuntimeException {
+        try {
+            return journal.open(net.name(), rt, Namespaces.identity(rt.netns()), net.bytes());
+        } catch (IOException e) {
+            String msg = "cannot record the ADD of " + rt.containerId() + "/" + rt.ifName() + " in "
+                    + journal.file(net.name(), rt.containerId(), rt.ifName()) + ": " + e.getMessage();
+            throw new CniRuntimeException(msg, new CniError(CniError.IO_FAILURE, "cannot record the ADD",
+                    e.getMessage()), e);
+        }
+    }
+
+    /**
+     * The network's collection gate, shared ({@link CollectionGates}): a GC of the network in progress ends first,
+     * and none starts until this ADD's result is cached. Waited for until the deadline (code 11 then).
+     */
+    private CollectionGates.Held enterAdd(String network, Deadline deadline) throws CniRuntimeException {
+        try {
+            return gates.enterAdd(network, deadline.limited() ? Math.max(1, deadline.remainingNanos()) : 0);
+        } catch (IOException e) {
+            throw new CniRuntimeException("cannot take network \"" + network + "\"'s collection gate: "
+                    + e.getMessage(), new CniError(CniError.IO_FAILURE, "cannot take the network's gate",
+                    e.getMessage()), e);
+        } catch (TimeoutException e) {
+            String msg = "network \"" + network + "\" is being collected: the call's deadline ("
+                    + deadline.budgetMillis() + " ms) passed while waiting for its GC";
+            throw new CniRuntimeException(msg, new CniError(CniError.TRY_AGAIN_LATER, msg, e.getMessage()), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CniRuntimeException("interrupted while waiting for network \"" + network + "\"'s GC",
+                    new CniError(CniError.INTERNAL, "interrupted"), e);
+        }
+    }
+
+    /**
+     * Before an ADD: the rollback an earlier ADD of this attachment left unfinished (its journal) is finished first,
+     * so that the new ADD neither trips over what the old one made nor leaves it behind. If it cannot be finished
+     * now, the new ADD fails with that failure, having done nothing.
+     */
+    private void finishEarlierAdd(String network, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
+        if (!journal.exists(network, rt.containerId(), rt.ifName())) {
+            return;
+        }
+        Optional<AddJournal.Entry> earlier;
+        try {
+            earlier = journal.read(network, rt.containerId(), rt.ifName());
+        } catch (CniException e) {
+            throw runtimeSide(e);
+        }
+        if (earlier.isPresent()) {
+            finishRollback(earlier.get(), Namespaces.probe(), deadline);
         }
     }
 
@@ -260,24 +356,35 @@ public final class RuntimeImpl implements CniRuntime {
      * <p>{@code toDelete} counts from the first plugin: those that succeeded, plus the one the runtime killed if it
      * was killed while it ran. The cleanup runs after an ADD that ran out of time or was cancelled too: with the
      * thread's interrupt status cleared (and set again afterwards), so that the interrupt that cancelled the ADD does
-     * not also cut its rollback short, and under a fresh budget as long as the call's own. A new interrupt during the
-     * cleanup stops it.
+     * not also cut its rollback short, and under a budget of its own: as long as the call's, and at least
+     * {@link Options#rollbackTimeout()} (each plugin too, also past its {@link Options#pluginTimeout()}). A new
+     * interrupt during the cleanup stops it. Every DEL that succeeds is recorded in the ADD's journal; when all did,
+     * the journal goes and the failure says {@link CniRuntimeException#rolledBack()}. Otherwise the journal stays for
+     * the next ADD or DEL of the attachment, or gc --stale, to finish.
      */
     private CniRuntimeException cleanUp(Net net, RuntimeConf rt, CniResult lastResult, int toDelete,
-            boolean cacheWritten, CniRuntimeException failure, Deadline deadline) {
+            boolean cacheWritten, CniRuntimeException failure, Deadline deadline, AddJournal.Writer record) {
         if (!options.deleteOnAddFailure()) {
-            return failure;
+            if (toDelete == 0 && !cacheWritten) {
+                discard(record);
+                return withRollback(failure, true);
+            }
+            record.leftForCaller();
+            record.close();
+            return withRollback(failure, false);
         }
         boolean interrupted = Thread.interrupted();
         try {
-            Deadline budget = deadline.forCleanup();
+            Deadline budget = deadline.forRollback(rollbackNanos);
+            long pluginLimit = timeoutNanos == 0 ? 0 : Math.max(timeoutNanos, rollbackNanos);
             CniResult prev = net.version().supportsCheck() ? lastResult : null;
             boolean clean = true;
             for (int i = toDelete - 1; i >= 0; i--) {
                 PluginConfig plugin = net.plugins().get(i);
                 try {
                     call("cleanup after failed ADD: plugin " + describe(plugin) + " failed (delete): ", net, plugin,
-                            Command.DEL, prev, rt, budget);
+                            Command.DEL, prev, rt, budget, pluginLimit);
+                    record.deleted(i);
                 } catch (CniRuntimeException e) {
                     clean = false;
                     failure.addSuppressed(e);
@@ -287,15 +394,43 @@ public final class RuntimeImpl implements CniRuntime {
                 try {
                     cache.delete(net.name(), rt);
                 } catch (IOException | CniException e) {
+                    clean = false;
                     failure.addSuppressed(e);
                 }
             }
-            return failure;
+            if (clean) {
+                discard(record);
+            } else {
+                record.close(); // unfinished: the next ADD or DEL of the attachment, or gc --stale, finishes it
+            }
+            return withRollback(failure, clean);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private static void discard(AddJournal.Writer record) {
+        try {
+            record.discard();
+        } catch (IOException e) {
+            // It only names DELs that were done: finishing it again later is harmless.
+        }
+    }
+
+    /** {@code failure} as the caller gets it, saying whether the failed ADD left nothing ({@code rolledBack}). */
+    static CniRuntimeException withRollback(CniRuntimeException failure, boolean rolledBack) {
+        if (failure.rolledBack() == rolledBack) {
+            return failure;
+        }
+        CniRuntimeException e = new CniRuntimeException(failure.getMessage(), failure.error(), failure.fromPlugin(),
+                failure.pluginType(), failure.stderr(), failure.getCause(), rolledBack);
+        e.setStackTrace(failure.getStackTrace());
+        for (Throwable suppressed : failure.getSuppressed()) {
+            e.addSuppressed(suppressed);
+        }
+        return e;
     }
 
     /** Whether the failure is of a plugin the runtime killed while it ran. */
@@ -339,6 +474,7 @@ public final class RuntimeImpl implements CniRuntime {
 
     private void delLocked(Net net, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
         CniResult cached = null;
+        boolean journaled = journal.exists(net.name(), rt.containerId(), rt.ifName());
         if (net.version().supportsCheck()) {
             try {
                 cached = cache.result(net.name(), rt, net.version()).orElse(null);
@@ -347,6 +483,9 @@ public final class RuntimeImpl implements CniRuntime {
                 // must not make the attachment undeletable. The plugins run without prevResult; the file goes.
                 cached = null;
             }
+            if (cached == null && journaled) {
+                cached = journaledResult(net, rt);
+            }
         }
         for (int i = net.plugins().size() - 1; i >= 0; i--) {
             PluginConfig plugin = net.plugins().get(i);
@@ -354,11 +493,31 @@ public final class RuntimeImpl implements CniRuntime {
         }
         try {
             cache.delete(net.name(), rt);
+            if (journaled) {
+                // A failed ADD's unfinished rollback: this DEL, of every plugin, has done what it owed.
+                journal.delete(net.name(), rt.containerId(), rt.ifName());
+            }
         } catch (IOException | CniException e) {
             throw new CniRuntimeException("failed to remove network \"" + net.name() + "\" cached result: "
                     + e.getMessage(), new CniError(CniError.IO_FAILURE, "failed to remove cached result",
                     e.getMessage()), e);
         }
+    }
+
+    /**
+     * prevResult for the DEL of an attachment without a cache entry whose failed ADD left a journal: the last result
+     * that ADD got (what it made, as far as the runtime knows), or null.
+     */
+    private CniResult journaledResult(Net net, RuntimeConf rt) {
+        try {
+            Optional<AddJournal.Entry> entry = journal.read(net.name(), rt.containerId(), rt.ifName());
+            if (entry.isPresent() && entry.get().lastResult() != null) {
+                return CniJson.decodeResult(entry.get().lastResult(), null).convertTo(net.version());
+            }
+        } catch (CniException e) {
+            // As an unreadable cache entry: the plugins run without prevResult.
+        }
+        return null;
     }
 
     @Override
@@ -386,13 +545,122 @@ public final class RuntimeImpl implements CniRuntime {
             }
         }
         if (net.version().supportsGcAndStatus()) {
-            for (PluginConfig plugin : net.plugins()) {
-                try {
-                    call("failed to GC plugin " + plugin.type() + ": ", net, plugin, Command.GC, null, NO_ATTACHMENT,
-                            deadline);
-                } catch (CniRuntimeException e) {
-                    errors.add(e);
-                }
+            gcPlugins(net, errors, deadline);
+        }
+        throwAll(errors);
+    }
+
+    /** GC to every plugin of {@code net} with its valid attachments, going on past failures (collected). */
+    private void gcPlugins(Net net, List<CniRuntimeException> errors, Deadline deadline) {
+        for (PluginConfig plugin : net.plugins()) {
+            try {
+                call("failed to GC plugin " + plugin.type() + ": ", net, plugin, Command.GC, null, NO_ATTACHMENT,
+                        deadline);
+            } catch (CniRuntimeException e) {
+                errors.add(e);
+            }
+        }
+    }
+
+    // ============================================================================================ stale attachments
+
+    @Override
+    public StaleReport gcStale(List<NetworkConfigList> networks, StaleOptions staleOptions)
+            throws CniRuntimeException {
+        begin();
+        Objects.requireNonNull(networks, "networks");
+        Objects.requireNonNull(staleOptions, "options");
+        return new StaleCollector(this, networks, staleOptions).run();
+    }
+
+    // What StaleCollector uses of the engine; each step runs under a limit of its own (begin()).
+
+    ResultCache cache() {
+        return cache;
+    }
+
+    AddJournal journal() {
+        return journal;
+    }
+
+    AttachmentLocks locks() {
+        return locks;
+    }
+
+    CollectionGates gates() {
+        return gates;
+    }
+
+    /** The limit of one step of a collection (one DEL, one network's GC), as of a call starting now. */
+    Deadline step() {
+        return begin();
+    }
+
+    /** DEL of a stale attachment (the collector holds its lock; taking it again is reentrant). */
+    void delStale(Net net, RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
+        requireRunnable(net);
+        del(net, rt, deadline);
+    }
+
+    /** GC to every plugin of {@code net} with {@code valid} as its valid attachments; failures together. */
+    void collect(Net net, List<GcAttachment> valid, Deadline deadline) throws CniRuntimeException {
+        requireRunnable(net);
+        List<CniRuntimeException> errors = new ArrayList<>();
+        gcPlugins(net.withValidAttachments(valid), errors, deadline);
+        throwAll(errors);
+    }
+
+    /**
+     * Finishes what a failed ADD's journal says it still owes: DEL, in reverse order, to each plugin that was started
+     * and did not fail by itself, less those its rollback already deleted, with the ADD's configuration and arguments
+     * and its last result as prevResult; then the journal goes. The DELs enter the namespace only if its path still
+     * names the namespace the ADD had ({@link Namespaces#stillNames}), else they run with {@code CNI_NETNS=""} (a
+     * path made again for another namespace, or a pid reused, must never have its interfaces deleted). Goes on past
+     * failures, as a rollback does, and then throws them together, leaving the journal. The caller holds the
+     * attachment's lock.
+     */
+    void finishRollback(AddJournal.Entry entry, Namespaces namespaces, Deadline deadline)
+            throws CniRuntimeException {
+        RuntimeConf recorded = entry.runtimeConf();
+        String who = recorded.containerId() + "/" + recorded.ifName();
+        Net net;
+        try {
+            net = Net.decode(entry.config()).named(entry.network());
+        } catch (CniException e) {
+            throw new CniRuntimeException("cannot finish the rollback of a failed ADD of " + who + " in network \""
+                    + entry.network() + "\": its journal's configuration does not decode: " + e.getMessage(),
+                    e.error(), e);
+        }
+        requireAttachment(net.name(), recorded);
+        requireRunnable(net);
+        RuntimeConf rt = namespaces.stillNames(recorded.netns(), entry.netnsId()) ? recorded : recorded.withNetns("");
+        CniResult prev = null;
+        if (entry.lastResult() != null && net.version().supportsCheck()) {
+            try {
+                prev = CniJson.decodeResult(entry.lastResult(), null).convertTo(net.version());
+            } catch (CniException e) {
+                prev = null; // as an unreadable cache entry: the DELs run without prevResult
+            }
+        }
+        List<CniRuntimeException> errors = new ArrayList<>();
+        for (int i : entry.toDelete()) {
+            if (i >= net.plugins().size()) {
+                continue;
+            }
+            PluginConfig plugin = net.plugins().get(i);
+            try {
+                call("finishing the rollback of a failed ADD of " + who + ": plugin " + describe(plugin)
+                        + " failed (delete): ", net, plugin, Command.DEL, prev, rt, deadline);
+            } catch (CniRuntimeException e) {
+                errors.add(e);
+            }
+        }
+        if (errors.isEmpty()) {
+            try {
+                journal.delete(net.name(), recorded.containerId(), recorded.ifName());
+            } catch (IOException e) {
+                errors.add(new CniRuntimeException("cannot remove the journal of " + who + ": " + e.getMessage(),
+                        new CniError(CniError.IO_FAILURE, "cannot remove the journal", e.getMessage()), e));
             }
         }
         throwAll(errors);
@@ -465,7 +733,7 @@ public final class RuntimeImpl implements CniRuntime {
         env.put("CNI_PATH", "dummy");
         byte[] out;
         try {
-            out = run(pluginType, VERSION_STDIN, env, deadline);
+            out = run(pluginType, VERSION_STDIN, env, deadline, timeoutNanos);
         } catch (PluginFailure e) {
             if (e.error().message().equals("unknown CNI_COMMAND: VERSION")) {
                 return new VersionInfo("0.1.0", List.of("0.1.0"));
@@ -562,8 +830,15 @@ public final class RuntimeImpl implements CniRuntime {
      */
     private byte[] call(String context, Net net, PluginConfig plugin, Command command, CniResult prev,
             RuntimeConf rt, Deadline deadline) throws CniRuntimeException {
+        return call(context, net, plugin, command, prev, rt, deadline, timeoutNanos);
+    }
+
+    /** As above, with {@code pluginLimitNanos} as the plugin's own limit (a rollback's may be longer). */
+    private byte[] call(String context, Net net, PluginConfig plugin, Command command, CniResult prev,
+            RuntimeConf rt, Deadline deadline, long pluginLimitNanos) throws CniRuntimeException {
         try {
-            return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt, deadline);
+            return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt, deadline,
+                    pluginLimitNanos);
         } catch (PluginFailure e) {
             throw failed(context, plugin.type(), e);
         } catch (CniException e) {
@@ -646,8 +921,8 @@ public final class RuntimeImpl implements CniRuntime {
         return selected.isEmpty() ? JsonObject.EMPTY : JsonObject.of(selected);
     }
 
-    private byte[] invoke(String type, Command command, byte[] stdin, RuntimeConf rt, Deadline deadline)
-            throws PluginFailure {
+    private byte[] invoke(String type, Command command, byte[] stdin, RuntimeConf rt, Deadline deadline,
+            long pluginLimitNanos) throws PluginFailure {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CNI_COMMAND", command.name());
         env.put("CNI_CONTAINERID", rt.containerId());
@@ -655,19 +930,19 @@ public final class RuntimeImpl implements CniRuntime {
         env.put("CNI_ARGS", rt.args().toString());
         env.put("CNI_IFNAME", rt.ifName());
         env.put("CNI_PATH", cniPath);
-        return run(type, stdin, env, deadline);
+        return run(type, stdin, env, deadline, pluginLimitNanos);
     }
 
-    private byte[] run(String type, byte[] stdin, Map<String, String> cniEnv, Deadline deadline)
-            throws PluginFailure {
+    private byte[] run(String type, byte[] stdin, Map<String, String> cniEnv, Deadline deadline,
+            long pluginLimitNanos) throws PluginFailure {
         Optional<InProcessPlugin> inProcess = options.inProcess().find(type);
         if (inProcess.isPresent()) {
             Map<String, String> env = new HashMap<>(options.environment());
             env.putAll(cniEnv);
-            return invoker.inProcess(type, inProcess.get(), stdin, env, timeoutNanos, deadline);
+            return invoker.inProcess(type, inProcess.get(), stdin, env, pluginLimitNanos, deadline);
         }
         return invoker.exec(PluginLocator.find(type, options.cniPath()), stdin, options.environment(), cniEnv,
-                timeoutNanos, deadline);
+                pluginLimitNanos, deadline);
     }
 
     // ============================================================================================ checks and errors

@@ -11,8 +11,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
@@ -53,6 +55,11 @@ public final class ServiceMain {
             systemd socket activation: with LISTEN_PID and LISTEN_FDS set for this process, it serves the socket
             passed as descriptor 3 (see the units in dist/systemd) and creates none.
             JCNI_DEBUG=1 in the service's environment logs one line per call on stderr.
+
+            Reconciling (off by default): --reconcile-every DURATION (e.g. 60s, 5m) runs `jcni gc --stale` every
+            DURATION on the node's networks (--conf-dir DIR, default $NETCONFPATH or /etc/cni/net.d), cache
+            (--cache-dir DIR, default /var/lib/cni) and plugins (--cni-path PATH, default $CNI_PATH or
+            /opt/cni/bin), logging each removal; see the README's "Leaks, and how jcni prevents them".
             """;
 
     private ServiceMain() {
@@ -99,6 +106,7 @@ public final class ServiceMain {
                 service = PluginService.bind(settings, log);
                 log.info("listening on " + socket + ", build " + buildId);
             }
+            Reconciler.start(options.reconcile, socket, log);
             log.info("serving uids " + settings.allowedUids() + ", " + settings.maxCalls() + " calls at once, "
                     + settings.queue() + " waiting; a call is cancelled after " + callTimeout.toSeconds() + " s");
         } catch (IOException | KernelException | IllegalStateException e) {
@@ -171,6 +179,8 @@ public final class ServiceMain {
         int maxCalls = 16;
         int queue = 256;
         long callTimeoutSeconds = PluginService.Settings.CALL_TIMEOUT.toSeconds();
+        /** {@link Reconciler#OPTIONS} as given. */
+        final Map<String, String> reconcile = new LinkedHashMap<>();
         boolean help;
 
         static Options parse(String[] args) {
@@ -200,6 +210,9 @@ public final class ServiceMain {
                         break;
                     case "--call-timeout":
                         o.callTimeoutSeconds = number(arg, rest, 1);
+                        break;
+                    case "--reconcile-every", "--conf-dir", "--cache-dir", "--cni-path":
+                        o.reconcile.put(arg, value(arg, rest));
                         break;
                     default:
                         throw new IllegalArgumentException("unknown argument " + arg);

@@ -113,6 +113,31 @@ public final class AttachmentLocks {
         }
     }
 
+    /**
+     * The attachment's lock if nobody holds it now, in this JVM or on the node; else empty (an operation on the
+     * attachment is in progress). Never waits.
+     */
+    public java.util.Optional<Held> tryAcquire(String containerId, String ifName) throws IOException {
+        Bucket bucket = buckets[bucket(containerId, ifName)];
+        if (!bucket.lock.tryLock()) {
+            return java.util.Optional.empty();
+        }
+        if (bucket.lock.getHoldCount() > 1) {
+            return java.util.Optional.of(new Held(bucket, null));
+        }
+        try {
+            FileLock lock = bucket.channel(dir).tryLock();
+            if (lock == null) {
+                bucket.lock.unlock();
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(new Held(bucket, lock));
+        } catch (IOException | RuntimeException e) {
+            bucket.lock.unlock();
+            throw e;
+        }
+    }
+
     /** Whether another process holds the attachment's file lock right now (tests; this JVM must not hold it). */
     public boolean heldElsewhere(String containerId, String ifName) throws IOException, InterruptedException {
         Bucket bucket = buckets[bucket(containerId, ifName)];

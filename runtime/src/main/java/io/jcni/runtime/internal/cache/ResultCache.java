@@ -163,6 +163,23 @@ public final class ResultCache {
      * skipped; temporary files of an interrupted write too.
      */
     public List<CachedAttachment> attachments(String containerId) throws IOException {
+        List<CachedAttachment> found = new ArrayList<>();
+        for (Listed listed : list(containerId)) {
+            found.add(listed.attachment());
+        }
+        return found;
+    }
+
+    /** An attachment in the cache with the result it recorded (null if none), for judging whether it is stale. */
+    public record Listed(CachedAttachment attachment, JsonObject result) {
+    }
+
+    /** Every attachment in the cache with its recorded result, as {@link #attachments(String)} finds them. */
+    public List<Listed> listed() throws IOException {
+        return list("");
+    }
+
+    private List<Listed> list(String containerId) throws IOException {
         List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> dir = Files.newDirectoryStream(results)) {
             for (Path file : dir) {
@@ -172,7 +189,7 @@ public final class ResultCache {
             return List.of();
         }
         Collections.sort(files);
-        List<CachedAttachment> found = new ArrayList<>();
+        List<Listed> found = new ArrayList<>();
         String infix = "-" + containerId + "-";
         for (Path file : files) {
             String name = file.getFileName().toString();
@@ -196,8 +213,9 @@ public final class ResultCache {
                         || entry.networkName().isEmpty()) {
                     continue;
                 }
-                found.add(new CachedAttachment(entry.networkName(), new RuntimeConf(entry.containerId(),
-                        entry.netns(), entry.ifName(), entry.cniArgs(), entry.capabilityArgs()), entry.config()));
+                found.add(new Listed(new CachedAttachment(entry.networkName(), new RuntimeConf(entry.containerId(),
+                        entry.netns(), entry.ifName(), entry.cniArgs(), entry.capabilityArgs()), entry.config()),
+                        entry.result()));
             } catch (CniException e) {
                 // Not a usable entry: skipped, as libcni skips files it cannot unmarshal.
             }

@@ -6,6 +6,8 @@ import io.jcni.runtime.CniRuntimeException;
 import io.jcni.runtime.JcniLaunchers;
 import io.jcni.runtime.NetworkConfigs;
 import io.jcni.runtime.RuntimeConf;
+import io.jcni.runtime.StaleOptions;
+import io.jcni.runtime.StaleReport;
 import io.jcni.runtime.internal.exec.PluginLocator;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniArgs;
@@ -55,6 +57,10 @@ public final class JcniCli {
             Usage:
               jcni [options] add|check|del <network> <netns>   run a network list for a container
               jcni [options] gc <network> [<netns>]            garbage-collect a network (spec 1.1.0)
+              jcni [options] gc --stale [--dry-run] [<network>]
+                                                        remove what attachments whose namespace is gone left
+                                                        behind, then garbage-collect (every network when none
+                                                        is named)
               jcni [options] status <network> [<netns>]        ask a network's plugins whether they are ready
               jcni [options] version <plugin-type>             print a plugin's supported versions
               jcni [options] validate <network|file>           check plugins exist and support the version
@@ -85,6 +91,13 @@ public final class JcniCli {
                                   del (as cnitool does) instead of deleting it at once
               --valid ID/IFNAME   gc: an attachment that is still valid (repeatable). Without it, every attachment
                                   in the result cache is valid and only plugin state not known to the cache goes
+              --stale             gc: judge every cached attachment by its namespace (gone: the path is missing
+                                  or no longer a namespace) and DEL those that are gone, with the configuration
+                                  and arguments they were added with; finish the rollbacks of failed ADDs; then
+                                  GC each network with what is left as valid. Kept, and listed: live namespaces,
+                                  paths that cannot be judged (/proc/PID/..., pids are reused), busy attachments.
+                                  Prints one line per attachment and network
+              --dry-run           gc --stale: list what would be removed, change nothing
               --to VERSION        convert: the target version
 
             Exit status: 0 success; 1 the operation failed (the CNI error code and message are printed, plugin
@@ -187,6 +200,12 @@ public final class JcniCli {
     }
 
     private int gc(List<String> operands, Arguments a) throws UsageException, ConfigException, CniRuntimeException {
+        if (a.flag("stale")) {
+            return gcStale(operands, a);
+        }
+        if (a.flag("dry-run")) {
+            throw new UsageException("--dry-run applies to gc --stale only");
+        }
         a.allowOnly("cache-dir", "conf-dir", "cni-path", "timeout", "valid");
         requireCount("gc", operands, 1, 2, "<network> [<netns>]");
         NetworkConfigList list = network(operands.get(0), a);
@@ -209,6 +228,45 @@ public final class JcniCli {
         }
         runtime.gcNetworkList(list, valid);
         return OK;
+    }
+
+    /**
+     * {@code gc --stale [--dry-run] [<network>]}: {@link CniRuntime#gcStale} on the named network, or on every network
+     * of the configuration directory and every network in the cache; one line per attachment and network on stdout.
+     */
+    private int gcStale(List<String> operands, Arguments a)
+            throws UsageException, ConfigException, CniRuntimeException {
+        a.allowOnly("cache-dir", "conf-dir", "cni-path", "timeout", "stale", "dry-run");
+        requireCount("gc --stale", operands, 0, 1, "[<network>]");
+        List<NetworkConfigList> networks = new ArrayList<>();
+        boolean everyNetwork = operands.isEmpty();
+        if (everyNetwork) {
+            NetworkConfigs configs = configs(a);
+            for (NetworkConfigs.Problem problem : configs.problems()) {
+                err.println("jcni: warning: " + problem.file() + ": " + problem.message() + " (not collected)");
+            }
+            for (NetworkConfigs.Network network : configs.networks()) {
+                networks.add(network.list());
+            }
+        } else {
+            networks.add(network(operands.getFirst(), a));
+        }
+        StaleReport report = runtime(a).gcStale(networks, StaleOptions.of().withDryRun(a.flag("dry-run"))
+                .withEveryCachedNetwork(everyNetwork));
+        for (String line : report.lines()) {
+            out.println(line);
+        }
+        for (StaleReport.Entry failed : report.with(StaleReport.Action.FAILED)) {
+            if (failed.failure() != null) {
+                report(failed.failure().getMessage(), failed.failure().error());
+            }
+        }
+        for (StaleReport.NetworkGc gc : report.networks()) {
+            if (gc.failure() != null) {
+                report(gc.failure().getMessage(), gc.failure().error());
+            }
+        }
+        return report.failed() ? FAILED : OK;
     }
 
     private int status(List<String> operands, Arguments a)
@@ -299,6 +357,15 @@ public final class JcniCli {
     // ------------------------------------------------------------------------------------------ inputs
 
     private NetworkConfigList network(String name, Arguments a) throws ConfigException {
+        try {
+            return configs(a).require(name);
+        } catch (CniRuntimeException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    /** The configuration directory's networks: --conf-dir, else $NETCONFPATH, else /etc/cni/net.d. */
+    private NetworkConfigs configs(Arguments a) throws ConfigException {
         String dir = a.value("conf-dir");
         if (dir == null) {
             dir = env.getOrDefault("NETCONFPATH", "");
@@ -307,7 +374,7 @@ public final class JcniCli {
             dir = "/etc/cni/net.d";
         }
         try {
-            return NetworkConfigs.load(Path.of(dir)).require(name);
+            return NetworkConfigs.load(Path.of(dir));
         } catch (CniRuntimeException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -454,7 +521,7 @@ public final class JcniCli {
 
     /** Options ({@code --name value}, {@code --name=value}, flags) anywhere; {@code --} ends them. */
     record Arguments(List<String> positional, Map<String, List<String>> options) {
-        private static final List<String> FLAGS = List.of("help", "version", "no-rollback");
+        private static final List<String> FLAGS = List.of("help", "version", "no-rollback", "stale", "dry-run");
         /** Flags every command accepts; the others must be allowed by name. */
         private static final List<String> GLOBAL_FLAGS = List.of("help", "version");
         private static final List<String> VALUED = List.of("container-id", "ifname", "cache-dir", "conf-dir",

@@ -83,10 +83,14 @@ public final class Deadline {
     }
 
     /**
-     * The budget of a cleanup that follows a failed call (the rollback of an ADD): as long as the call's own, from
-     * now, so that a call that ran out of time still gets its rollback done; no limit for a call without one.
+     * The budget of a rollback: as long as the call's own or {@code minimumNanos}, whichever is longer, from now; no
+     * limit for a call without one. A call that ran out of a short deadline still gets its rollback done.
      */
-    public Deadline forCleanup() {
-        return limited ? new Deadline(true, System.nanoTime() + budget, budget) : NONE;
+    public Deadline forRollback(long minimumNanos) {
+        if (!limited) {
+            return NONE;
+        }
+        long nanos = Math.max(budget, minimumNanos);
+        return new Deadline(true, System.nanoTime() + nanos, nanos);
     }
 }

@@ -306,6 +306,48 @@ class JcniCliTest {
     }
 
     @Test
+    void gcStaleRemovesAttachmentsWhoseNamespaceIsGoneAndPrintsALinePerAttachmentAndNetwork() throws Exception {
+        Path gone = tmp.resolve("gone");
+        plugin.answer("ADD", CniRuntimeListTest.R1.replace("/var/run/netns/test", gone.toString()));
+        assertThat(run("add", "net", gone.toString(), "--container-id", "dead", "--cache-dir", cache.toString()))
+                .isZero();
+        plugin.answer("ADD", CniRuntimeListTest.R1.replace("/var/run/netns/test", "/proc/self/ns/net"));
+        assertThat(run("add", "net", "/proc/self/ns/net", "--container-id", "kept", "--cache-dir",
+                cache.toString())).isZero();
+
+        assertThat(run("gc", "--stale", "--dry-run", "--cache-dir", cache.toString())).isZero();
+        assertThat(stdout.lines()).containsExactly("would remove net dead/eth0 netns " + gone + ": no such file",
+                "kept net kept/eth0 netns /proc/self/ns/net: a process's namespace path, and pids are reused: it "
+                        + "may name another namespace now", "gc net: skipped: version 1.0.0 has no GC (1.1.0 and later)");
+        assertThat(plugin.commands()).containsExactly("ADD", "ADD");
+
+        assertThat(run("gc", "--stale", "net", "--cache-dir", cache.toString())).isZero();
+        assertThat(stdout.lines()).first().isEqualTo("removed net dead/eth0 netns " + gone + ": no such file");
+        assertThat(plugin.calls().getLast().command()).isEqualTo("DEL");
+        assertThat(plugin.calls().getLast().containerId()).isEqualTo("dead");
+        assertThat(plugin.calls().getLast().netns()).isEmpty();
+        assertThat(cache.resolve("results/net-dead-eth0")).doesNotExist();
+        assertThat(cache.resolve("results/net-kept-eth0")).exists();
+    }
+
+    @Test
+    void gcStaleExits1WhenADelFailsAndItsOptionsAreCheckedLikeAnyOther() throws Exception {
+        Path gone = tmp.resolve("gone");
+        assertThat(run("add", "net", gone.toString(), "--container-id", "dead", "--cache-dir", cache.toString()))
+                .isZero();
+        plugin.fail("DEL", "{\"code\":11,\"msg\":\"try later\"}", 1);
+
+        assertThat(run("gc", "--stale", "--cache-dir", cache.toString())).isEqualTo(JcniCli.FAILED);
+        assertThat(stdout).startsWith("failed net dead/eth0 netns " + gone + ": no such file; DEL failed: ");
+        assertThat(stderr).contains("jcni: CNI error code 11");
+
+        assertThat(run("gc", "--dry-run", "net")).isEqualTo(JcniCli.USAGE);
+        assertThat(stderr).contains("--dry-run applies to gc --stale only");
+        assertThat(run("gc", "--stale", "--valid", "a/eth0")).isEqualTo(JcniCli.USAGE);
+        assertThat(run("gc", "--stale", "net", "other")).isEqualTo(JcniCli.USAGE);
+    }
+
+    @Test
     void statusExits1WithThePluginsCode() throws Exception {
         Files.writeString(confDir.resolve("10-net.conflist"), """
                 {"cniVersion":"1.1.0","name":"net",\

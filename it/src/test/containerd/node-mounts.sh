@@ -15,7 +15,7 @@
 #     /etc/cni/net.d from DIR/etc-cni-net.d, /opt/cni/bin from DIR/opt-cni-bin, /var/lib/cni from DIR/var-lib-cni,
 #     /run/cni from DIR/run-cni. Where such a directory does not exist on the machine (and creating it there would
 #     change the machine), its nearest existing parent (/etc, /opt, /var/lib) gets an overlay whose upper layer is in
-#     DIR/overlay, and the directory is made in that;
+#     DIR/overlay, and the directory is made in that; with NODE_KEEP_OPT_CNI_BIN=1, /opt/cni/bin stays as it is;
 #   - /usr/lib/cni: an empty read-only tmpfs. Debian's ctr (and go-cni as Debian builds it) also search it for
 #     plugins, so a type missing from /opt/cni/bin would silently run Debian's Go plugin.
 set -eu
@@ -44,7 +44,10 @@ make_room() {
   mount -t overlay overlay -o "lowerdir=$parent,upperdir=$layer/upper,workdir=$layer/work" "$parent"
   mkdir -p "$1"
 }
-for pair in /etc/cni/net.d:etc-cni-net.d /opt/cni/bin:opt-cni-bin /var/lib/cni:var-lib-cni /run/cni:run-cni; do
+pairs="/etc/cni/net.d:etc-cni-net.d /var/lib/cni:var-lib-cni /run/cni:run-cni"
+# NODE_KEEP_OPT_CNI_BIN=1: the node runs the plugins its mount namespace has in /opt/cni/bin (an installed package's)
+[ "${NODE_KEEP_OPT_CNI_BIN:-}" = 1 ] || pairs="$pairs /opt/cni/bin:opt-cni-bin"
+for pair in $pairs; do
   target=${pair%%:*}
   source=$dir/${pair#*:}
   mkdir -p "$source"

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Debian package ({@code jcni_<version>_amd64.deb}) installs with {@code apt-get install ./…deb}, serves podman
- * from {@code /opt/cni/bin}, runs its plugin service, and purges to nothing, on the machine as it is but without
+ * and containerd's CRI from {@code /opt/cni/bin}, runs its plugin service, and purges to nothing, on the machine as it is but without
  * changing it: in an {@link InstallRoot} (the machine's {@code /usr}, {@code /var}, {@code /opt} and {@code /etc} under
  * overlays of a private mount namespace, the build's {@code dist/} hidden), so apt and dpkg read the machine's
  * database and write only the namespace's copy. The machine's own dpkg database and files are read before and after
@@ -26,7 +26,7 @@ class DebPackageTest {
     Path tmp;
 
     @Test
-    void aptInstallsItPodmanRunsOnItItsServiceAnswersAndPurgeLeavesNothing() throws Exception {
+    void aptInstallsItPodmanAndContainerdRunOnItItsServiceAnswersAndPurgeLeavesNothing() throws Exception {
         Prerequisites.assumeRoot();
         for (String tool : List.of("apt-get", "dpkg", "dpkg-query")) {
             Prerequisites.assumeCommand(tool);
@@ -90,6 +90,9 @@ class DebPackageTest {
 
             try (PodmanNode node = new PodmanNode("deb")) {
                 node.publishAPortAndCleanUp(tmp, root.mountNamespace());
+            }
+            try (ContainerdNode node = new ContainerdNode("debctr")) {
+                node.runAPodWithAHostPortAndCleanUp(tmp.resolve("ctr"), root.mountNamespace());
             }
 
             ShellSession.Result purge = root.run(List.of("apt-get", "purge", "-y", "-q", "jcni"));

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * without the build tree: every test runs in an {@link InstallRoot} whose {@code dist/} is hidden under an empty
  * tmpfs, so a program that found its way back to the build (the client's and the launcher's last fallback) would
  * fail. Unpacked anywhere, linked from elsewhere, copied as a whole, and unpacked into {@code /opt/cni/bin} for
- * podman; removing its files leaves nothing.
+ * podman and containerd; removing its files leaves nothing.
  */
 class ReleaseTarballTest {
     @TempDir
@@ -84,13 +84,16 @@ class ReleaseTarballTest {
     }
 
     @Test
-    void unpackedIntoOptCniBinItServesPodmanAndRemovingItLeavesNothing() throws Exception {
+    void unpackedIntoOptCniBinItServesPodmanAndContainerdAndRemovingItLeavesNothing() throws Exception {
         try (InstallRoot root = installRoot(); PodmanNode node = new PodmanNode("tgz")) {
             root.run("mkdir -p /opt/cni/bin && tar -xzf " + ShellSession.quote(tarball.toString())
                     + " -C /opt/cni/bin").requireSuccess();
             everyPluginAnswersVersion(root, Path.of("/opt/cni/bin"));
 
             node.publishAPortAndCleanUp(tmp, root.mountNamespace());
+            try (ContainerdNode ctrNode = new ContainerdNode("tgzctr")) {
+                ctrNode.runAPodWithAHostPortAndCleanUp(tmp.resolve("ctr"), root.mountNamespace());
+            }
 
             // Uninstalled as the Go plugins' tarball is: its files deleted.
             root.run("cd /opt/cni/bin && tar -tzf " + ShellSession.quote(tarball.toString())

@@ -73,11 +73,13 @@ public final class Containerd implements AutoCloseable {
      * What containerd runs with.
      *
      * @param plugins what goes into the node's {@code /opt/cni/bin}: each a directory (its executables are copied)
-     *     or one executable
+     *     or one executable; none: the node keeps the {@code /opt/cni/bin} its mount namespace has (an installation's)
      * @param cniTemplate the CNI configuration template containerd renders when it gets a pod CIDR
      * @param env containerd's environment on top of this JVM's (the plugins it execs inherit it)
+     * @param mountNamespace null, or the mount namespace (a namespace file) the node's own is made in, instead of the
+     *     machine's: the node then sees what is mounted there, e.g. a package installed in an {@link InstallRoot}
      */
-    public record Options(List<Path> plugins, Path cniTemplate, Map<String, String> env) {
+    public record Options(List<Path> plugins, Path cniTemplate, Map<String, String> env, Path mountNamespace) {
         public Options {
             plugins = List.copyOf(plugins);
             env = Map.copyOf(env);
@@ -86,23 +88,32 @@ public final class Containerd implements AutoCloseable {
         /** The plugins of {@code dir}, the harness's template, no extra environment. */
         public static Options plugins(Path dir) {
             return new Options(List.of(dir), Locations.containerdSupport().resolve("cni-conf-template.json"),
-                    Map.of());
+                    Map.of(), null);
+        }
+
+        /**
+         * The plugins installed in {@code mountNamespace}'s {@code /opt/cni/bin} (none copied), the harness's
+         * template, no extra environment.
+         */
+        public static Options installedIn(Path mountNamespace) {
+            return new Options(List.of(), Locations.containerdSupport().resolve("cni-conf-template.json"), Map.of(),
+                    java.util.Objects.requireNonNull(mountNamespace, "mountNamespace"));
         }
 
         public Options withPlugins(List<Path> more) {
             List<Path> all = new ArrayList<>(plugins);
             all.addAll(more);
-            return new Options(all, cniTemplate, env);
+            return new Options(all, cniTemplate, env, mountNamespace);
         }
 
         public Options withTemplate(Path template) {
-            return new Options(plugins, template, env);
+            return new Options(plugins, template, env, mountNamespace);
         }
 
         public Options withEnv(Map<String, String> more) {
             Map<String, String> all = new HashMap<>(env);
             all.putAll(more);
-            return new Options(plugins, cniTemplate, all);
+            return new Options(plugins, cniTemplate, all, mountNamespace);
         }
     }
 
@@ -114,16 +125,27 @@ public final class Containerd implements AutoCloseable {
         Containerd started = null;
         try {
             Files.createDirectories(dir);
-            installPlugins(options.plugins(), dir.resolve("opt-cni-bin"));
+            if (!options.plugins().isEmpty()) {
+                installPlugins(options.plugins(), dir.resolve("opt-cni-bin"));
+            }
             Files.writeString(dir.resolve("config.toml"), Files.readString(support.resolve("containerd-config.toml"))
                     .replace("@DIR@", dir.toString()).replace("@IMAGE@", IMAGE)
                     .replace("@CNI_TEMPLATE@", options.cniTemplate().toAbsolutePath().toString()));
             Processes.run(List.of(support.resolve("busybox-image.sh").toString(), dir.resolve("image.tar").toString(),
                     IMAGE), Map.of("TMPDIR", dir.toString()), null, START).requireSuccess();
 
-            Process holder = new ProcessBuilder("nsenter", "--net=" + node.netns().path(), "unshare", "--mount",
-                    "--propagation", "slave", support.resolve("node-mounts.sh").toString(), dir.toString(), "sh", "-c",
-                    "echo ready; exec sleep 2147483647").redirectErrorStream(true).start();
+            List<String> holderCommand = new ArrayList<>(List.of("nsenter", "--net=" + node.netns().path()));
+            if (options.mountNamespace() != null) {
+                holderCommand.add("--mount=" + options.mountNamespace());
+            }
+            holderCommand.addAll(List.of("unshare", "--mount", "--propagation", "slave",
+                    support.resolve("node-mounts.sh").toString(), dir.toString(), "sh", "-c",
+                    "echo ready; exec sleep 2147483647"));
+            ProcessBuilder holderBuilder = new ProcessBuilder(holderCommand).redirectErrorStream(true);
+            if (options.plugins().isEmpty()) {
+                holderBuilder.environment().put("NODE_KEEP_OPT_CNI_BIN", "1");
+            }
+            Process holder = holderBuilder.start();
             BufferedReader said = new BufferedReader(new InputStreamReader(holder.getInputStream(),
                     StandardCharsets.UTF_8));
             String first = said.readLine();

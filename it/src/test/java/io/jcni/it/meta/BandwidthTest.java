@@ -276,6 +276,49 @@ class BandwidthTest {
         assertThat(tc("qdisc", "show", "dev", veth)).doesNotContain("tbf").doesNotContain("ingress");
     }
 
+    /**
+     * Bursts that take longer than 2^32 µs or ticks to send, differentially: Go's bandwidth wraps the bucket's time
+     * around 32 bits and fails where the wrapped bucket holds less than a byte (the kernel refuses it), succeeds
+     * elsewhere (containerd's 2^32-1 bits among them). jcni's must succeed and fail on exactly the same inputs (code 7
+     * where Go's fails, before anything is made), each on the same bridge attachment, DEL after each success.
+     */
+    @ParameterizedTest(name = "{0} bit/s, burst {1} bit")
+    @CsvSource({"1000000, 4294967295", "1000000, 4294967296", "8000000, 4294967295", "8000000, 4294967296",
+        "1000000, 8589934592", "8000000, 8589934592", "2000000, 4294967296", "500000, 4294967296"})
+    void aHugeBurstSucceedsOrFailsAsWithGosBandwidth(long rate, long burst) throws Exception {
+        Prerequisites.assumeReferencePlugins("bandwidth");
+        String ipam = Conflists.hostLocal(tmp.resolve("ipam"), List.of("10.217.5.0/24"));
+        String bridgeConf = "{\"cniVersion\":\"1.0.0\",\"name\":\"" + NETWORK + "\"," + Conflists.bridge(
+                Names.link(TAG), ",\"isGateway\":true", ipam).substring(1);
+        List<Boolean> succeeded = new ArrayList<>();
+        for (Path plugin : List.of(Locations.referencePlugin("bandwidth"), Locations.distPlugin("bandwidth"))) {
+            boolean jcni = plugin.equals(Locations.distPlugin("bandwidth"));
+            String id = jcni ? "bw-huge-jcni" : "bw-huge-go";
+            TestNetns container = host.container();
+            JsonNode bridged = CniExec.of(Locations.distPlugin("bridge"), List.of(Locations.distCniBin()))
+                    .inNetns(host.name()).add(bridgeConf, container.path(), id, "eth0").result();
+            String veth = bridged.path("interfaces").get(1).path("name").asText();
+            String conf = "{\"cniVersion\":\"1.0.0\",\"name\":\"" + NETWORK + "\",\"type\":\"bandwidth\""
+                    + ",\"ingressRate\":" + rate + ",\"ingressBurst\":" + burst + ",\"egressRate\":" + rate
+                    + ",\"egressBurst\":" + burst + ",\"prevResult\":" + bridged + "}";
+            CniExec exec = CniExec.of(plugin, List.of(Locations.distCniBin())).inNetns(host.name());
+            CniExec.Outcome outcome = exec.add(conf, container.path(), id, "eth0");
+            succeeded.add(outcome.succeeded());
+            if (outcome.succeeded()) {
+                assertThat(tc("qdisc", "show", "dev", veth)).as(plugin + " shapes").contains("\"kind\":\"tbf\"");
+                assertThat(ifbs()).as(plugin + ": the egress ifb").hasSize(1);
+                exec.del(conf, container.path(), id, "eth0").result();
+            } else if (jcni) {
+                assertThat(outcome.code()).as(outcome.msg()).isEqualTo(7);
+                assertThat(tc("qdisc", "show", "dev", veth)).as("nothing half-made").doesNotContain("tbf")
+                        .doesNotContain("ingress");
+            }
+            assertThat(ifbs()).as(plugin + ": no ifb left").isEmpty();
+        }
+        assertThat(succeeded.get(1)).as("jcni succeeds (true) or fails (false) as Go's bandwidth did")
+                .isEqualTo(succeeded.get(0));
+    }
+
     /** Every version from 0.1.0 to 1.1.0, through libcni's GetVersionInfo. */
     @Test
     void versionThroughLibcni() {

@@ -21,8 +21,9 @@ import java.util.Optional;
  *
  * <p>Checks, Go's first and in Go's words (code 7): a rate without a burst, a burst without a rate, a burst of
  * 2^32 bytes or more. Then jcni's, also code 7 and all before any side effect, where Go would send the kernel a
- * queue it cannot honour: a rate or burst under one byte (under 8 bits), and a rate whose 25 ms queue no longer fits
- * the kernel's 32-bit limit (about 1.37 Tbit/s). Negative numbers and numbers beyond 2^63-1 are out of range (7);
+ * queue it cannot honour: a rate or burst under one byte (under 8 bits), a rate whose 25 ms queue no longer fits
+ * the kernel's 32-bit limit (about 1.37 Tbit/s), and a burst so long to send that Go's 32-bit conversion of its time
+ * wraps to an empty bucket, which the kernel refuses ({@link #goBucketIsEmpty}). Negative numbers and numbers beyond 2^63-1 are out of range (7);
  * numbers that are not integers are a decoding failure (6).
  *
  * <p>{@code shapedSubnets} and {@code unshapedSubnets} existed in Go's bandwidth 1.5.0 and 1.5.1 only (an HTB layout
@@ -125,6 +126,13 @@ record BandwidthConfig(Shaping ingress, Shaping egress) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, direction + " rate and burst must be at least 8 "
                     + "bits (one byte)", keys + ": tbf works in bytes, and Go's plugin would send the kernel 0");
         }
+        if (goBucketIsEmpty(rate / 8, burst / 8, clock)) {
+            throw new CniException(CniError.INVALID_NETWORK_CONFIG, direction + "Burst " + burst + " cannot be sent "
+                    + "at " + direction + "Rate " + rate + " within tbf's 32-bit buffer", keys + ": the bucket takes "
+                    + String.format(java.util.Locale.ROOT, "%.0f", (double) (burst / 8) * 1e6 / (rate / 8) / 1e6)
+                    + " s to send; Go's plugin wraps that time around 2^32 to a bucket of less than one byte, which"
+                    + " the kernel refuses (\"create qdisc: invalid argument\")");
+        }
         try {
             return new Shaping(rate, burst, QdiscInfo.Tbf.goBandwidth(rate / 8, burst / 8, LATENCY_MILLIS, clock));
         } catch (IllegalArgumentException e) {
@@ -132,6 +140,32 @@ record BandwidthConfig(Shaping ingress, Shaping egress) {
                     + "a token bucket", keys + ": " + e.getMessage() + " (the kernel's tbf limit is 32 bits: "
                     + LATENCY_MILLIS + " ms of traffic at this rate plus the burst)");
         }
+    }
+
+    /**
+     * Whether Go's {@code createTBF} fails for this bucket. Go converts the bucket's time to {@code uint32} twice
+     * (microseconds, then kernel ticks), and on amd64 such a conversion keeps the low 32 bits of the number: a bucket
+     * that takes longer than 2^32 µs (about 72 minutes) to send, or 2^32 ticks, becomes another. Where that one holds
+     * less than a byte at the rate, the kernel refuses the tbf (EINVAL; measured with Go's plugin 1.1.1: 2^32 and 2^33
+     * bits at 1 Mbit/s) and jcni refuses the same configuration, before any side effect. Where the kernel takes the
+     * wrapped bucket (containerd's burst of 2^32-1 bits at any rate it sends; 2^32 bits at 8 Mbit/s), Go's plugin
+     * succeeds, and so does jcni's, with the largest bucket tbf's buffer holds instead of the wrapped one.
+     */
+    static boolean goBucketIsEmpty(long rateBytes, long burstBytes, TcClock clock) {
+        double micros = (double) burstBytes * TcClock.TIME_UNITS_PER_SEC / (double) rateBytes;
+        if (micros < 4294967296.0 && micros * clock.tickInUsec() < 4294967296.0) {
+            return false; // no wrap: the bucket is what was asked for
+        }
+        long ticks = goUint32(goUint32(micros) * clock.tickInUsec());
+        // The kernel's tbf_change: the bucket's size in bytes is the buffer's time (ticks of 1000/tickInUsec ns) at
+        // the rate, rounded down; 0 is refused.
+        double bytes = ticks * (1000.0 / clock.tickInUsec()) * rateBytes / 1e9;
+        return bytes < 1;
+    }
+
+    /** Go's {@code uint32(float64)} on amd64: truncated to a 64-bit integer, of which the low 32 bits are kept. */
+    private static long goUint32(double value) {
+        return ((long) value) & 0xFFFFFFFFL;
     }
 
     private static String where(ConfigNode source) {

@@ -86,6 +86,31 @@ class BandwidthConfigTest {
         }
     }
 
+    /**
+     * Issue 23, item 9: where Go's plugin fails, because its uint32 conversion of the bucket's time wraps to an empty
+     * bucket that the kernel refuses (measured with Go's bandwidth 1.1.1: 2^32 and 2^33 bits at 1 Mbit/s, "create
+     * qdisc: invalid argument"), jcni refuses with code 7 before anything is made; where the wrapped bucket is one the
+     * kernel takes (2^32 bits at 8 Mbit/s, 2^33 at 8 Mbit/s), Go's plugin succeeds and so must jcni's.
+     */
+    @Test
+    void aBurstIsRefusedExactlyWhereGosWrappedBucketIsEmpty() throws Exception {
+        for (String burst : new String[] {"4294967296", "8589934592"}) {
+            CniError refused = addError(",\"ingressRate\":1000000,\"ingressBurst\":" + burst);
+            assertThat(refused.code()).isEqualTo(CniError.INVALID_NETWORK_CONFIG);
+            assertThat(refused.msg()).isEqualTo("ingressBurst " + burst + " cannot be sent at ingressRate 1000000"
+                    + " within tbf's 32-bit buffer");
+        }
+        CniError egress = addError(",\"egressRate\":1000000,\"egressBurst\":4294967296");
+        assertThat(egress.msg()).startsWith("egressBurst 4294967296 cannot be sent");
+        for (String accepted : new String[] {
+                ",\"ingressRate\":8000000,\"ingressBurst\":4294967296",
+                ",\"ingressRate\":8000000,\"ingressBurst\":8589934592",
+                ",\"ingressRate\":1000000,\"ingressBurst\":4294967295",
+                ",\"ingressRate\":100000000000,\"ingressBurst\":4294967296"}) {
+            assertThat(addError(accepted).msg()).as(accepted).isEqualTo("must be called as chained plugin");
+        }
+    }
+
     @Test
     void subnetListsAreRefusedAsUnsupportedUnlessEmpty() throws Exception {
         CniError shaped = addError(",\"shapedSubnets\":[\"10.0.0.0/8\"],\"ingressRate\":8000,\"ingressBurst\":800");

@@ -213,7 +213,8 @@ class PortmapExecTest {
             assertThat(tagged("net: " + NETWORK + ",")).as("2 DNAT + 2 masquerade rules (IPv4), 2 + 1 (IPv6) each")
                     .isEqualTo(n * 7L);
             for (int i = 0; i < n; i += 7) {
-                assertThat(portmap().check(confs.get(i), Path.of("/x"), "par-" + i, "eth0").succeeded()).isTrue();
+                CniExec.Outcome check = portmap().check(confs.get(i), Path.of("/x"), "par-" + i, "eth0");
+                assertThat(check.succeeded()).as(check.process().describe()).isTrue();
             }
             assertThat(ruleset()).contains("tcp dport 10049 dnat to 10.223.0.50:80")
                     .contains("udp dport 20000 dnat to [fd23::1]:53");

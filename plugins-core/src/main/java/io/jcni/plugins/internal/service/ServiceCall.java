@@ -370,6 +370,13 @@ final class ServiceCall implements Runnable {
                 service.mounts().otherCwd(request.cwd), service.mounts().ownCwd());
         int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
+        ServiceMetrics metrics = service.metrics();
+        if (metrics != null) {
+            String error = watch.cancelled() != null ? Integer.toString(CniError.TRY_AGAIN_LATER)
+                    : call.out.overflowed() ? Integer.toString(CniError.IO_FAILURE)
+                    : status == 0 ? null : ServiceMetrics.errorCode(call.out.buffer(), call.out.length());
+            metrics.call(request.type, request.variable("CNI_COMMAND"), error, System.nanoTime() - start);
+        }
         if (service.log().debugEnabled()) {
             service.log().debug(request.variable("CNI_COMMAND") + " " + request.type + " for " + peer + ": status "
                     + status + "; waited " + (read - accepted) / 1000 + " us for a thread and the request, ran "

@@ -14,6 +14,7 @@ import io.jcni.runtime.internal.cache.CollectionGates;
 import io.jcni.runtime.internal.cache.ResultCache;
 import io.jcni.runtime.internal.exec.Deadline;
 import io.jcni.runtime.internal.exec.GoText;
+import io.jcni.runtime.internal.events.PluginCallEvent;
 import io.jcni.runtime.internal.exec.PluginFailure;
 import io.jcni.runtime.internal.exec.PluginInvoker;
 import io.jcni.runtime.internal.exec.PluginLocator;
@@ -836,13 +837,29 @@ public final class RuntimeImpl implements CniRuntime {
     /** As above, with {@code pluginLimitNanos} as the plugin's own limit (a rollback's may be longer). */
     private byte[] call(String context, Net net, PluginConfig plugin, Command command, CniResult prev,
             RuntimeConf rt, Deadline deadline, long pluginLimitNanos) throws CniRuntimeException {
+        PluginCallEvent event = new PluginCallEvent();
+        event.begin();
+        CniError error = null;
         try {
             return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt, deadline,
                     pluginLimitNanos);
         } catch (PluginFailure e) {
+            error = e.error();
             throw failed(context, plugin.type(), e);
         } catch (CniException e) {
+            error = e.error();
             throw failed(context, plugin.type(), e);
+        } finally {
+            if (event.shouldCommit()) {
+                event.network = net.name();
+                event.pluginType = plugin.type();
+                event.command = command.name();
+                event.containerId = rt.containerId();
+                event.ifName = rt.ifName();
+                event.errorCode = error == null ? 0 : error.code();
+                event.error = error == null ? null : error.msg();
+                event.commit();
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.RuntimeConf;
 import io.jcni.runtime.StaleOptions;
 import io.jcni.runtime.StaleReport;
+import io.jcni.runtime.TraceContext;
 import io.jcni.runtime.internal.cache.AddJournal;
 import io.jcni.runtime.internal.cache.AttachmentLocks;
 import io.jcni.runtime.internal.cache.CollectionGates;
@@ -76,6 +77,8 @@ public final class RuntimeImpl implements CniRuntime {
     /** Each call's limit: a timeout from its start, an instant, or neither (both null). */
     private final Duration callTimeout;
     private final Instant callDeadline;
+    /** Handed to every plugin of this view's calls, or null. */
+    private final TraceContext traceContext;
 
     public RuntimeImpl(Options options) {
         this.options = options;
@@ -91,9 +94,14 @@ public final class RuntimeImpl implements CniRuntime {
         this.closed = new AtomicBoolean();
         this.callTimeout = null;
         this.callDeadline = null;
+        this.traceContext = null;
     }
 
     private RuntimeImpl(RuntimeImpl base, Duration callTimeout, Instant callDeadline) {
+        this(base, callTimeout, callDeadline, base.traceContext);
+    }
+
+    private RuntimeImpl(RuntimeImpl base, Duration callTimeout, Instant callDeadline, TraceContext traceContext) {
         this.options = base.options;
         this.spawner = base.spawner;
         this.invoker = base.invoker;
@@ -107,6 +115,7 @@ public final class RuntimeImpl implements CniRuntime {
         this.closed = base.closed;
         this.callTimeout = callTimeout;
         this.callDeadline = callDeadline;
+        this.traceContext = traceContext;
     }
 
     @Override
@@ -123,10 +132,15 @@ public final class RuntimeImpl implements CniRuntime {
         return new RuntimeImpl(this, null, Objects.requireNonNull(deadline, "deadline"));
     }
 
+    @Override
+    public CniRuntime withTraceContext(TraceContext context) {
+        return new RuntimeImpl(this, callTimeout, callDeadline, context);
+    }
+
     /** Stops the launch helpers; calls after this one are refused. Views share it: closing one closes nothing. */
     @Override
     public void close() {
-        if (callTimeout != null || callDeadline != null) {
+        if (callTimeout != null || callDeadline != null || traceContext != null) {
             return;
         }
         if (closed.compareAndSet(false, true) && spawner != null) {
@@ -947,6 +961,15 @@ public final class RuntimeImpl implements CniRuntime {
         env.put("CNI_ARGS", rt.args().toString());
         env.put("CNI_IFNAME", rt.ifName());
         env.put("CNI_PATH", cniPath);
+        if (traceContext != null) {
+            env.put("TRACEPARENT", traceContext.traceparent());
+            if (!traceContext.tracestate().isEmpty()) {
+                env.put("TRACESTATE", traceContext.tracestate());
+            }
+            if (!traceContext.baggage().isEmpty()) {
+                env.put("BAGGAGE", traceContext.baggage());
+            }
+        }
         return run(type, stdin, env, deadline, pluginLimitNanos);
     }
 

@@ -16,10 +16,13 @@ final class Histogram {
     static final double[] BOUNDS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
             30, 60, 120, 330};
     private static final long[] BOUNDS_NANOS = new long[BOUNDS.length];
+    /** The bounds as {@code le} values, written as Go's client writes them ("0.0005", "1", "2.5"). */
+    private static final String[] LE = new String[BOUNDS.length];
 
     static {
         for (int i = 0; i < BOUNDS.length; i++) {
             BOUNDS_NANOS[i] = Math.round(BOUNDS[i] * 1e9);
+            LE[i] = new java.math.BigDecimal(Double.toString(BOUNDS[i])).stripTrailingZeros().toPlainString();
         }
     }
 
@@ -51,7 +54,7 @@ final class Histogram {
         for (int i = 0; i < buckets.length; i++) {
             cumulative += buckets[i].sum();
             out.append(name).append("_bucket{").append(labels).append(labels.isEmpty() ? "" : ",").append("le=\"")
-                    .append(i < BOUNDS.length ? Double.toString(BOUNDS[i]) : "+Inf").append("\"} ").append(cumulative)
+                    .append(i < BOUNDS.length ? LE[i] : "+Inf").append("\"} ").append(cumulative)
                     .append('\n');
         }
         out.append(name).append("_sum{").append(labels).append("} ").append(sumNanos.sum() / 1e9).append('\n');

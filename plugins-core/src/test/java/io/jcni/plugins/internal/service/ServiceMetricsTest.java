@@ -87,6 +87,7 @@ class ServiceMetricsTest {
                 "jcni_plugin_errors_total{type=\"host-local\",command=\"ADD\",code=\"999\"} 1",
                 "# TYPE jcni_plugin_call_duration_seconds histogram",
                 "jcni_plugin_call_duration_seconds_bucket{type=\"host-local\",command=\"ADD\",le=\"+Inf\"} 7",
+                "jcni_plugin_call_duration_seconds_bucket{type=\"host-local\",command=\"ADD\",le=\"330\"} 7",
                 "jcni_plugin_call_duration_seconds_count{type=\"host-local\",command=\"ADD\"} 7",
                 "jcni_service_launcher_fallbacks_total{reason=\"other_build\"} 1",
                 "jcni_service_refusals_total{reason=\"busy\"} 0",
@@ -97,6 +98,7 @@ class ServiceMetricsTest {
                 "jcni_ipam_addresses_capacity{plugin=\"host-local\",network=\"small\",family=\"ipv4\",data_dir=\""
                         + dir.resolve("ipam") + "\"} 5");
         assertThat(lines).noneMatch(l -> l.contains("errors_total") && l.contains("command=\"DEL\""));
+        assertThat(lines).anyMatch(l -> l.contains(",le=\"0.0005\"} ")).anyMatch(l -> l.contains(",le=\"2.5\"} "));
         // Buckets are cumulative and end at the count.
         long previous = 0;
         for (String l : lines) {

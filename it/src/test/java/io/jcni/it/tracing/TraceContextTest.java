@@ -113,6 +113,9 @@ class TraceContextTest {
                         .isEqualTo(bridge.path("spanId").asText());
                 assertThat(attribute(bridge, "cni.container_id")).isEqualTo("trace-1");
                 assertThat(attribute(bridge, "cni.network")).isEqualTo("jcni-trace");
+                // Where each ran: bridge exec'd or in the suite's service, its IPAM in bridge's process or thread.
+                assertThat(attribute(bridge, "jcni.mode")).isEqualTo(Locations.viaService() ? "via service" : "exec");
+                assertThat(attribute(ipam, "jcni.mode")).isEqualTo("in-process");
                 assertThat(bridge.path("status").path("code").asInt()).isEqualTo(1);
                 assertThat(Long.parseLong(ipam.path("startTimeUnixNano").asText()))
                         .isGreaterThanOrEqualTo(Long.parseLong(bridge.path("startTimeUnixNano").asText()));

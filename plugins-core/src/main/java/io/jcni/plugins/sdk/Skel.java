@@ -1,6 +1,7 @@
 package io.jcni.plugins.sdk;
 
 import io.jcni.plugins.internal.trace.CallSpan;
+import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
 import io.jcni.spec.CniError;
@@ -284,7 +285,8 @@ public final class Skel implements InProcessPlugin {
      * leaves nothing behind.
      */
     private byte[] call(Command command, CniRequest request, PluginLog log, CallSpan span) throws CniException {
-        Timing timing = log.debugEnabled() || span != null ? Timing.begin() : null;
+        PhaseSink sink = PhaseSink.current();
+        Timing timing = log.debugEnabled() || span != null || sink != null ? Timing.begin() : null;
         try {
             CniResult result;
             try {
@@ -292,6 +294,9 @@ public final class Skel implements InProcessPlugin {
             } finally {
                 if (span != null) {
                     timing.phasesTo(span);
+                }
+                if (sink != null) {
+                    timing.phasesTo(type, sink);
                 }
             }
             if (timing != null && log.debugEnabled()) {

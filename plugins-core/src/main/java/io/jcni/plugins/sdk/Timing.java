@@ -1,9 +1,11 @@
 package io.jcni.plugins.sdk;
 
 import io.jcni.plugins.internal.trace.CallSpan;
+import io.jcni.plugins.internal.trace.PhaseSink;
 
 /**
- * Where a call's time goes, in debug mode ({@code JCNI_DEBUG=1}) and for a traced call (its phases become spans): the skel times every handler and writes one
+ * Where a call's time goes, in debug mode ({@code JCNI_DEBUG=1}), for a traced call (its phases become spans) and for
+ * a host that counts phases (the plugin service's metrics): the skel times every handler and writes one
  * line such as {@code timing ADD: config 310 us, netns 1650 us, bridge 420 us, ..., handler 9300 us} (JVM start and
  * the skel's decoding are the rest of an exec's wall time; {@code benchmarks/compare.sh} reads the line). The phases
  * come from the steps themselves: a step ends its phase with {@link #phase}, so a plugin's {@code add} and
@@ -46,6 +48,15 @@ public final class Timing {
             }
             timing.names[timing.count] = name;
             timing.ends[timing.count++] = now;
+        }
+    }
+
+    /** The skel, for a host that counts phases (the service's metrics): each phase so far, with its time. */
+    void phasesTo(String plugin, PhaseSink sink) {
+        long from = start;
+        for (int i = 0; i < count; i++) {
+            sink.phase(plugin, names[i], ends[i] - from);
+            from = ends[i];
         }
     }
 

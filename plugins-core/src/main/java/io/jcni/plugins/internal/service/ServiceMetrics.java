@@ -1,6 +1,7 @@
 package io.jcni.plugins.internal.service;
 
 import io.jcni.plugins.internal.ipam.hostlocal.IpamPools;
+import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.JsonNumber;
 import io.jcni.spec.JsonObject;
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Label values are bounded: {@code type} is one of the image's plugin types (a call of another type is refused
  * before it runs), {@code command} one of the spec's verbs or {@code other}, {@code code} a CNI error code.
  */
-final class ServiceMetrics {
+final class ServiceMetrics implements PhaseSink {
     private static final List<String> COMMANDS = List.of("ADD", "DEL", "CHECK", "GC", "STATUS", "VERSION");
 
     /** The figures of one plugin type and command. */
@@ -47,6 +48,8 @@ final class ServiceMetrics {
 
     private final PluginService service;
     private final Map<String, Series> series = new ConcurrentHashMap<>();
+    /** By plugin type and phase name ({@code Timing.phase}'s names: a fixed set in the plugins' code). */
+    private final Map<String, Histogram> phases = new ConcurrentHashMap<>();
     private final double startTime = System.currentTimeMillis() / 1000.0;
 
     ServiceMetrics(PluginService service) {
@@ -82,6 +85,20 @@ final class ServiceMetrics {
             }
             n.increment();
         }
+    }
+
+    @Override
+    public void phase(String plugin, String phase, long nanos) {
+        String key = plugin + ' ' + phase;
+        Histogram h = phases.get(key);
+        if (h == null) {
+            Histogram fresh = new Histogram();
+            h = phases.putIfAbsent(key, fresh);
+            if (h == null) {
+                h = fresh;
+            }
+        }
+        h.record(nanos);
     }
 
     /** The {@code code} of the error JSON a plugin printed ({@code length} bytes of {@code out}), or "none". */
@@ -121,6 +138,17 @@ final class ServiceMetrics {
                 "How long plugin calls ran in the service, waits for their attachment or network excluded.");
         for (Series s : all) {
             s.duration.write(out, "jcni_plugin_call_duration_seconds", labels(s));
+        }
+
+        header(out, "jcni_plugin_phase_duration_seconds", "histogram",
+                "How long the phases of plugin calls took (netlink, IPAM, nftables, namespace entry, delegation, ...),"
+                        + " by plugin type and phase; a delegate run in-process counts under its own type.");
+        List<String> phaseKeys = new ArrayList<>(phases.keySet());
+        Collections.sort(phaseKeys);
+        for (String key : phaseKeys) {
+            int space = key.indexOf(' ');
+            phases.get(key).write(out, "jcni_plugin_phase_duration_seconds", "type=\"" + escape(key.substring(0,
+                    space)) + "\",phase=\"" + escape(key.substring(space + 1)) + "\"");
         }
 
         PluginService.Stats stats = service.stats();

@@ -136,6 +136,29 @@ class ServiceMetricsTest {
     }
 
     @Test
+    void phasesAreHistogramsByPluginTypeAndPhase() throws Exception {
+        service = PluginService.bind(new PluginService.Settings(dir.resolve("run/plugins.sock"),
+                ServiceTest.us(), 4, 16, ServiceTest.BUILD_ID, Duration.ofSeconds(10), false),
+                new ServiceLog(System.err, false));
+        metrics = MetricsServer.start("127.0.0.1:0", service.enableMetrics(), service.log());
+        // dhcp's ADD marks its "config" phase, then finds no daemon (code 50): the phase counts all the same.
+        TestClient dhcp = TestClient.call("ADD").type("dhcp").env("CNI_CONTAINERID", "d1").env("CNI_IFNAME", "eth0")
+                .env("CNI_PATH", dir.toString()).env("CNI_NETNS", "/var/run/netns/unused")
+                .stdin("{\"cniVersion\":\"1.0.0\",\"name\":\"d\",\"type\":\"dhcp\",\"ipam\":{\"type\":\"dhcp\","
+                        + "\"daemonSocketPath\":\"" + dir.resolve("no-daemon.sock") + "\"}}");
+        dhcp.netnsState = Protocol.NETNS_UNOPENED;
+        TestClient.Reply reply = dhcp.send(service.settings().socket());
+        assertThat(reply.status()).as(reply.stdout()).isEqualTo(1);
+        service.enableMetrics().phase("bridge", "ipam", 3_000_000);
+        List<String> lines = httpGet(metrics.port(), "/metrics").lines().toList();
+        assertThat(lines).contains("# TYPE jcni_plugin_phase_duration_seconds histogram",
+                "jcni_plugin_phase_duration_seconds_count{type=\"dhcp\",phase=\"config\"} 1",
+                "jcni_plugin_phase_duration_seconds_bucket{type=\"bridge\",phase=\"ipam\",le=\"0.0025\"} 0",
+                "jcni_plugin_phase_duration_seconds_bucket{type=\"bridge\",phase=\"ipam\",le=\"0.005\"} 1");
+        assertThat(lines).anyMatch(l -> l.startsWith("jcni_plugin_errors_total{type=\"dhcp\",command=\"ADD\",code="));
+    }
+
+    @Test
     void labelValuesAreEscapedAndAddressesChecked() {
         assertThat(ServiceMetrics.escape("a\"b\\c\nd")).isEqualTo("a\\\"b\\\\c\\nd");
         assertThat(MetricsServer.tcpAddress("[::1]:9464").getAddress().getHostAddress()).isEqualTo("0:0:0:0:0:0:0:1");

@@ -106,9 +106,9 @@ def main():
         report(samples)
         hz = os.sysconf("SC_CLK_TCK")
         pairs = a.n + a.warmup
-        for side in services:
-            print(f"service {side}: {(cpu_after[side] - cpu_before[side]) * 1000 / hz / pairs:.3f} ms CPU per ADD/DEL "
-                  f"pair ({pairs} pairs)")
+        for side, (proc, _, _) in services.items():
+            print(f"service {side} (pid {proc.pid}): {(cpu_after[side] - cpu_before[side]) * 1000 / hz / pairs:.3f} ms "
+                  f"CPU per ADD/DEL pair ({pairs} pairs, {cpu_after[side] - cpu_before[side]} ticks)")
         for side, (_, sock, _) in services.items():
             if side == "on":
                 text = sh("ip", "netns", "exec", host, f"{dist}/bin/jcni", "stats", f"127.0.0.1:{port}").stdout

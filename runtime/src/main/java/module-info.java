@@ -8,6 +8,8 @@
  */
 module io.jcni.runtime {
     requires transitive io.jcni.spec;
+    /** JFR events for each plugin call ({@code io.jcni.PluginCall}): free unless a recording enables them. */
+    requires jdk.jfr;
 
     exports io.jcni.runtime;
     /** Bounded, kind-checked file reads and I/O failure texts, shared with the plugins. */

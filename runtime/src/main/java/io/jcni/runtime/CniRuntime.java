@@ -117,6 +117,14 @@ public interface CniRuntime extends AutoCloseable {
      */
     CniRuntime withDeadline(Instant deadline);
 
+    /**
+     * This runtime with {@code context} handed to every plugin that calls through the returned view make, as
+     * {@code TRACEPARENT}, {@code TRACESTATE} and {@code BAGGAGE} in its environment (libcni's trace propagation),
+     * replacing any the options' environment sets; null hands none. The view keeps this one's time limit and shares its
+     * engine. Make one per call: the context is the caller's current span.
+     */
+    CniRuntime withTraceContext(TraceContext context);
+
     // ------------------------------------------------------------------------------------------ network lists
 
     /**

@@ -1,5 +1,7 @@
 package io.jcni.plugins.sdk;
 
+import io.jcni.plugins.internal.trace.CallSpan;
+import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.InProcessPlugins;
 import io.jcni.spec.CniError;
@@ -170,8 +172,29 @@ public final class Skel implements InProcessPlugin {
         }
     }
 
+    /**
+     * One call, traced when the environment names an OTLP endpoint ({@link CallSpan}): the call's span continues the
+     * runtime's {@code TRACEPARENT} and is the parent its delegates see; without an endpoint, nothing changes.
+     */
     private int run(Map<String, String> env, InputStream stdin, OutputStream stdout, OutputStream stderr,
             String mode) {
+        CallSpan span = CallSpan.start(type, env);
+        if (span == null) {
+            return run(env, stdin, stdout, stderr, mode, null);
+        }
+        span.attribute("cni.container_id", env.get("CNI_CONTAINERID"));
+        span.attribute("cni.ifname", env.get("CNI_IFNAME"));
+        span.attribute("jcni.mode", mode);
+        try {
+            return run(span.environment(env), stdin, stdout, stderr, mode, span);
+        } finally {
+            String command = env.get("CNI_COMMAND");
+            span.end(command == null ? "" : command, stderr);
+        }
+    }
+
+    private int run(Map<String, String> env, InputStream stdin, OutputStream stdout, OutputStream stderr,
+            String mode, CallSpan span) {
         PluginLog log = new PluginLog(type, stderr, isTrue(env.get(PluginLog.DEBUG_ENV)));
         CniVersion errorVersion = null;
         byte[] answer;
@@ -198,23 +221,27 @@ public final class Skel implements InProcessPlugin {
                     errorVersion = config.cniVersion();
                 }
                 config.requireName();
+                if (span != null) {
+                    span.attribute("cni.network", config.name());
+                }
                 CniRequest request = request(command, env, input, config, log, stderr);
                 checkVersion(command, config.cniVersion());
                 if (command == Command.ADD || command == Command.DEL) {
                     refuseOwnNetns(env, request.netns());
                 }
-                answer = call(command, request, log);
+                answer = call(command, request, log, span);
             }
         } catch (CniException e) {
-            return fail(e.error(), errorVersion, stdout, log);
+            return fail(e.error(), errorVersion, stdout, log, span);
         } catch (OutOfMemoryError e) {
             log.failure("out of memory", e);
             return fail(new CniError(CniError.TRY_AGAIN_LATER, "plugin " + type + " ran out of memory",
-                    "the JVM's heap could not hold this call; what it did was undone"), errorVersion, stdout, log);
+                    "the JVM's heap could not hold this call; what it did was undone"), errorVersion, stdout, log,
+                    span);
         } catch (Throwable bug) {
             log.failure("internal error", bug);
             return fail(new CniError(CniError.INTERNAL, "internal error in plugin " + type + bugText(bug),
-                    "see the plugin's stderr for the stack trace"), errorVersion, stdout, log);
+                    "see the plugin's stderr for the stack trace"), errorVersion, stdout, log, span);
         }
         try {
             stdout.write(answer);
@@ -257,11 +284,22 @@ public final class Skel implements InProcessPlugin {
      * of its result), and run otherwise: an ADD that fails anywhere, even in the skel after the handler returned,
      * leaves nothing behind.
      */
-    private byte[] call(Command command, CniRequest request, PluginLog log) throws CniException {
-        Timing timing = log.debugEnabled() ? Timing.begin() : null;
+    private byte[] call(Command command, CniRequest request, PluginLog log, CallSpan span) throws CniException {
+        PhaseSink sink = PhaseSink.current();
+        Timing timing = log.debugEnabled() || span != null || sink != null ? Timing.begin() : null;
         try {
-            CniResult result = handle(command, request);
-            if (timing != null) {
+            CniResult result;
+            try {
+                result = handle(command, request);
+            } finally {
+                if (span != null) {
+                    timing.phasesTo(span);
+                }
+                if (sink != null) {
+                    timing.phasesTo(type, sink);
+                }
+            }
+            if (timing != null && log.debugEnabled()) {
                 log.debug("timing " + command.name() + ": " + timing.line());
             }
             byte[] answer = result == null ? new byte[0] : CniJson.encode(result.convertTo(request.cniVersion()));
@@ -426,8 +464,11 @@ public final class Skel implements InProcessPlugin {
         }
     }
 
-    private int fail(CniError error, CniVersion version, OutputStream stdout, PluginLog log) {
+    private int fail(CniError error, CniVersion version, OutputStream stdout, PluginLog log, CallSpan span) {
         CniError printed = version != null && error.cniVersion().isEmpty() ? error.withCniVersion(version) : error;
+        if (span != null) {
+            span.failed(printed.code(), printed.message());
+        }
         log.debug("error " + printed.code() + ": " + printed.message());
         try {
             stdout.write(CniJson.encode(printed));

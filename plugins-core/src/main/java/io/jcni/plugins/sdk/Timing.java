@@ -1,7 +1,11 @@
 package io.jcni.plugins.sdk;
 
+import io.jcni.plugins.internal.trace.CallSpan;
+import io.jcni.plugins.internal.trace.PhaseSink;
+
 /**
- * Where a call's time goes, in debug mode only ({@code JCNI_DEBUG=1}): the skel times every handler and writes one
+ * Where a call's time goes, in debug mode ({@code JCNI_DEBUG=1}), for a traced call (its phases become spans) and for
+ * a host that counts phases (the plugin service's metrics): the skel times every handler and writes one
  * line such as {@code timing ADD: config 310 us, netns 1650 us, bridge 420 us, ..., handler 9300 us} (JVM start and
  * the skel's decoding are the rest of an exec's wall time; {@code benchmarks/compare.sh} reads the line). The phases
  * come from the steps themselves: a step ends its phase with {@link #phase}, so a plugin's {@code add} and
@@ -19,6 +23,10 @@ public final class Timing {
     private final long start;
     private final StringBuilder line = new StringBuilder(200);
     private long last;
+    /** The phases so far, by name and end ({@link System#nanoTime()}), for a traced call's phase spans. */
+    private String[] names = new String[8];
+    private long[] ends = new long[8];
+    private int count;
 
     private Timing(Timing outer) {
         this.outer = outer;
@@ -34,6 +42,30 @@ public final class Timing {
             timing.line.append(timing.line.isEmpty() ? "" : ", ").append(name).append(' ')
                     .append((now - timing.last) / 1000).append(" us");
             timing.last = now;
+            if (timing.count == timing.names.length) {
+                timing.names = java.util.Arrays.copyOf(timing.names, timing.count * 2);
+                timing.ends = java.util.Arrays.copyOf(timing.ends, timing.count * 2);
+            }
+            timing.names[timing.count] = name;
+            timing.ends[timing.count++] = now;
+        }
+    }
+
+    /** The skel, for a host that counts phases (the service's metrics): each phase so far, with its time. */
+    void phasesTo(String plugin, PhaseSink sink) {
+        long from = start;
+        for (int i = 0; i < count; i++) {
+            sink.phase(plugin, names[i], ends[i] - from);
+            from = ends[i];
+        }
+    }
+
+    /** The skel, for a traced call: each phase so far becomes a child span of the call's. */
+    void phasesTo(CallSpan span) {
+        long from = start;
+        for (int i = 0; i < count; i++) {
+            span.phase(names[i], from, ends[i]);
+            from = ends[i];
         }
     }
 

@@ -8,12 +8,14 @@ import io.jcni.runtime.InProcessPlugin;
 import io.jcni.runtime.RuntimeConf;
 import io.jcni.runtime.StaleOptions;
 import io.jcni.runtime.StaleReport;
+import io.jcni.runtime.TraceContext;
 import io.jcni.runtime.internal.cache.AddJournal;
 import io.jcni.runtime.internal.cache.AttachmentLocks;
 import io.jcni.runtime.internal.cache.CollectionGates;
 import io.jcni.runtime.internal.cache.ResultCache;
 import io.jcni.runtime.internal.exec.Deadline;
 import io.jcni.runtime.internal.exec.GoText;
+import io.jcni.runtime.internal.events.PluginCallEvent;
 import io.jcni.runtime.internal.exec.PluginFailure;
 import io.jcni.runtime.internal.exec.PluginInvoker;
 import io.jcni.runtime.internal.exec.PluginLocator;
@@ -75,6 +77,8 @@ public final class RuntimeImpl implements CniRuntime {
     /** Each call's limit: a timeout from its start, an instant, or neither (both null). */
     private final Duration callTimeout;
     private final Instant callDeadline;
+    /** Handed to every plugin of this view's calls, or null. */
+    private final TraceContext traceContext;
 
     public RuntimeImpl(Options options) {
         this.options = options;
@@ -90,9 +94,14 @@ public final class RuntimeImpl implements CniRuntime {
         this.closed = new AtomicBoolean();
         this.callTimeout = null;
         this.callDeadline = null;
+        this.traceContext = null;
     }
 
     private RuntimeImpl(RuntimeImpl base, Duration callTimeout, Instant callDeadline) {
+        this(base, callTimeout, callDeadline, base.traceContext);
+    }
+
+    private RuntimeImpl(RuntimeImpl base, Duration callTimeout, Instant callDeadline, TraceContext traceContext) {
         this.options = base.options;
         this.spawner = base.spawner;
         this.invoker = base.invoker;
@@ -106,6 +115,7 @@ public final class RuntimeImpl implements CniRuntime {
         this.closed = base.closed;
         this.callTimeout = callTimeout;
         this.callDeadline = callDeadline;
+        this.traceContext = traceContext;
     }
 
     @Override
@@ -122,10 +132,15 @@ public final class RuntimeImpl implements CniRuntime {
         return new RuntimeImpl(this, null, Objects.requireNonNull(deadline, "deadline"));
     }
 
+    @Override
+    public CniRuntime withTraceContext(TraceContext context) {
+        return new RuntimeImpl(this, callTimeout, callDeadline, context);
+    }
+
     /** Stops the launch helpers; calls after this one are refused. Views share it: closing one closes nothing. */
     @Override
     public void close() {
-        if (callTimeout != null || callDeadline != null) {
+        if (callTimeout != null || callDeadline != null || traceContext != null) {
             return;
         }
         if (closed.compareAndSet(false, true) && spawner != null) {
@@ -836,13 +851,29 @@ public final class RuntimeImpl implements CniRuntime {
     /** As above, with {@code pluginLimitNanos} as the plugin's own limit (a rollback's may be longer). */
     private byte[] call(String context, Net net, PluginConfig plugin, Command command, CniResult prev,
             RuntimeConf rt, Deadline deadline, long pluginLimitNanos) throws CniRuntimeException {
+        PluginCallEvent event = new PluginCallEvent();
+        event.begin();
+        CniError error = null;
         try {
             return invoke(plugin.type(), command, stdin(net, plugin, command, prev, rt), rt, deadline,
                     pluginLimitNanos);
         } catch (PluginFailure e) {
+            error = e.error();
             throw failed(context, plugin.type(), e);
         } catch (CniException e) {
+            error = e.error();
             throw failed(context, plugin.type(), e);
+        } finally {
+            if (event.shouldCommit()) {
+                event.network = net.name();
+                event.pluginType = plugin.type();
+                event.command = command.name();
+                event.containerId = rt.containerId();
+                event.ifName = rt.ifName();
+                event.errorCode = error == null ? 0 : error.code();
+                event.error = error == null ? null : error.msg();
+                event.commit();
+            }
         }
     }
 
@@ -930,6 +961,15 @@ public final class RuntimeImpl implements CniRuntime {
         env.put("CNI_ARGS", rt.args().toString());
         env.put("CNI_IFNAME", rt.ifName());
         env.put("CNI_PATH", cniPath);
+        if (traceContext != null) {
+            env.put("TRACEPARENT", traceContext.traceparent());
+            if (!traceContext.tracestate().isEmpty()) {
+                env.put("TRACESTATE", traceContext.tracestate());
+            }
+            if (!traceContext.baggage().isEmpty()) {
+                env.put("BAGGAGE", traceContext.baggage());
+            }
+        }
         return run(type, stdin, env, deadline, pluginLimitNanos);
     }
 

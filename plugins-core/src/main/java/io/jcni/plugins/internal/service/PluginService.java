@@ -140,6 +140,8 @@ final class PluginService implements AutoCloseable {
     private final Thread acceptor;
     private final Thread watchdog;
     private volatile boolean closing;
+    /** Null unless the service was started with metrics ({@link #enableMetrics}): then every call is counted. */
+    private volatile ServiceMetrics metrics;
     /** The watchdog goes on while the calls finish after {@link #closing}: a client may still leave. */
     private volatile boolean watchdogStops;
 
@@ -230,6 +232,29 @@ final class PluginService implements AutoCloseable {
 
     Stats stats() {
         return stats;
+    }
+
+    /** Counts calls from now on for {@code --metrics-address}; the figures. */
+    synchronized ServiceMetrics enableMetrics() {
+        if (metrics == null) {
+            metrics = new ServiceMetrics(this);
+        }
+        return metrics;
+    }
+
+    /** The figures calls are counted in, or null with metrics off. */
+    ServiceMetrics metrics() {
+        return metrics;
+    }
+
+    /** Calls read and admitted that have not ended: running, or waiting for their attachment or network. */
+    int watchedCalls() {
+        return watched.size();
+    }
+
+    /** Connections waiting for a call thread. */
+    int queueDepth() {
+        return calls.getQueue().size();
     }
 
     ServiceLog log() {

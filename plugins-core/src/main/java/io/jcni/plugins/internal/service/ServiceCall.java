@@ -7,6 +7,7 @@ import io.jcni.netlink.sys.PeerCredentials;
 import io.jcni.netlink.sys.ThreadDirectory;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.CancellableCall;
@@ -367,9 +368,16 @@ final class ServiceCall implements Runnable {
         long start = System.nanoTime();
         // In the client's network namespace when it is not the service's: the plugin's "host" side is the runtime's.
         SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request), watch,
-                service.mounts().otherCwd(request.cwd), service.mounts().ownCwd());
+                service.mounts().otherCwd(request.cwd), service.mounts().ownCwd(), service.metrics());
         int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
+        ServiceMetrics metrics = service.metrics();
+        if (metrics != null) {
+            String error = watch.cancelled() != null ? Integer.toString(CniError.TRY_AGAIN_LATER)
+                    : call.out.overflowed() ? Integer.toString(CniError.IO_FAILURE)
+                    : status == 0 ? null : ServiceMetrics.errorCode(call.out.buffer(), call.out.length());
+            metrics.call(request.type, request.variable("CNI_COMMAND"), error, System.nanoTime() - start);
+        }
         if (service.log().debugEnabled()) {
             service.log().debug(request.variable("CNI_COMMAND") + " " + request.type + " for " + peer + ": status "
                     + status + "; waited " + (read - accepted) / 1000 + " us for a thread and the request, ran "
@@ -423,8 +431,12 @@ final class ServiceCall implements Runnable {
         private final Descriptor cwd;
         private final Descriptor home;
 
+        /** The phases' sink with metrics on, else null. */
+        private final PhaseSink phases;
+
         SkelCall(Skel skel, Map<String, String> env, byte[] stdin, CallerNetns netns, CallWatch watch, Descriptor cwd,
-                Descriptor home) {
+                Descriptor home, PhaseSink phases) {
+            this.phases = phases;
             this.skel = skel;
             this.env = env;
             this.stdin = stdin;
@@ -438,6 +450,9 @@ final class ServiceCall implements Runnable {
         public Integer run() {
             OutputStream stdout = out;
             Thread previous = watch.enter();
+            if (phases != null) {
+                PhaseSink.set(phases);
+            }
             try (CancellableCall.Scope cancellable = CancellableCall.enter()) {
                 if (cwd == null) {
                     return skel.run(env, stdin, stdout, err, netns);
@@ -459,6 +474,9 @@ final class ServiceCall implements Runnable {
                     ThreadDirectory.enter(home);
                 }
             } finally {
+                if (phases != null) {
+                    PhaseSink.set(null);
+                }
                 watch.leave(previous);
             }
         }

@@ -32,6 +32,7 @@ public final class ServiceMain {
 
     static final String HELP = """
             Usage: jcni serve [--socket PATH] [--allow-uid UID]... [--max-calls N] [--queue N] [--call-timeout S]
+                              [--metrics-address HOST:PORT|PATH]
 
             Runs jcni's plugins as a resident service. The programs in dist/cni/bin hand every CNI call to it over a
             Unix socket and print its answer; without a service of their own build they run the plugin in a JVM of
@@ -50,6 +51,10 @@ public final class ServiceMain {
                                killed it at its own timeout) is cancelled at once. Waits for another call on the
                                same attachment, for a GC of the same network or for memory end after 30 s (or S,
                                if shorter) with error 11.
+              --metrics-address HOST:PORT|PATH
+                               serve Prometheus metrics (text format 0.0.4) at http://HOST:PORT/metrics, or
+                               over HTTP on the Unix socket PATH (mode 0600); off by default. `jcni stats
+                               ADDRESS` prints them as a table. The list is in the README's "Operating jcni".
               --help           this text
 
             systemd socket activation: with LISTEN_PID and LISTEN_FDS set for this process, it serves the socket
@@ -87,6 +92,7 @@ public final class ServiceMain {
         boolean debug = isTrue(System.getenv("JCNI_DEBUG"));
         ServiceLog log = new ServiceLog(err, debug);
         PluginService service;
+        MetricsServer metrics = null;
         try {
             String buildId = buildId();
             Netlink.checkAvailable();
@@ -106,6 +112,12 @@ public final class ServiceMain {
                 service = PluginService.bind(settings, log);
                 log.info("listening on " + socket + ", build " + buildId);
             }
+            if (options.metricsAddress != null) {
+                metrics = MetricsServer.start(options.metricsAddress, service.enableMetrics(), log);
+                log.info("metrics at " + (metrics.port() < 0 ? options.metricsAddress
+                        : options.metricsAddress.substring(0, options.metricsAddress.lastIndexOf(':') + 1)
+                                + metrics.port()) + " (GET /metrics)");
+            }
             Reconciler.start(options.reconcile, socket, log);
             log.info("serving uids " + settings.allowedUids() + ", " + settings.maxCalls() + " calls at once, "
                     + settings.queue() + " waiting; a call is cancelled after " + callTimeout.toSeconds() + " s");
@@ -115,7 +127,7 @@ public final class ServiceMain {
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(new Stop(service, stopped), "jcni-service-stop"));
+        Runtime.getRuntime().addShutdownHook(new Thread(new Stop(service, metrics, stopped), "jcni-service-stop"));
         stopped.await();
     }
 
@@ -181,6 +193,8 @@ public final class ServiceMain {
         long callTimeoutSeconds = PluginService.Settings.CALL_TIMEOUT.toSeconds();
         /** {@link Reconciler#OPTIONS} as given. */
         final Map<String, String> reconcile = new LinkedHashMap<>();
+        /** {@code --metrics-address}, or null: no metrics. */
+        String metricsAddress;
         boolean help;
 
         static Options parse(String[] args) {
@@ -210,6 +224,12 @@ public final class ServiceMain {
                         break;
                     case "--call-timeout":
                         o.callTimeoutSeconds = number(arg, rest, 1);
+                        break;
+                    case "--metrics-address":
+                        o.metricsAddress = value(arg, rest);
+                        if (!o.metricsAddress.startsWith("/")) {
+                            MetricsServer.tcpAddress(o.metricsAddress); // checked now, bound once the service is
+                        }
                         break;
                     case "--reconcile-every", "--conf-dir", "--cache-dir", "--cni-path":
                         o.reconcile.put(arg, value(arg, rest));
@@ -245,16 +265,21 @@ public final class ServiceMain {
     /** The shutdown hook: stop accepting, let calls finish, remove the socket. */
     private static final class Stop implements Runnable {
         private final PluginService service;
+        private final MetricsServer metrics;
         private final CountDownLatch stopped;
 
-        Stop(PluginService service, CountDownLatch stopped) {
+        Stop(PluginService service, MetricsServer metrics, CountDownLatch stopped) {
             this.service = service;
+            this.metrics = metrics;
             this.stopped = stopped;
         }
 
         @Override
         public void run() {
             service.stop(Duration.ofSeconds(30));
+            if (metrics != null) {
+                metrics.close(); // after the calls: their last figures can still be scraped meanwhile
+            }
             stopped.countDown();
         }
     }

@@ -66,6 +66,10 @@ public final class JcniCli {
               jcni [options] validate <network|file>           check plugins exist and support the version
               jcni convert --to <version> [<file>|-]           convert a result JSON to another CNI version
               jcni serve [options]                             run the plugin service (jcni serve --help)
+              jcni stats [<address>]                           the service's figures as a table: calls,
+                                                        errors, p50/p99 per plugin type and command;
+                                                        <address> as given to serve --metrics-address
+                                                        (default $JCNI_METRICS_ADDRESS)
               jcni --help | --version
 
             <network> is the name of a configuration in $NETCONFPATH; <netns> the path of a network namespace
@@ -166,6 +170,7 @@ public final class JcniCli {
             case "version" -> version(operands, a);
             case "validate" -> validate(operands, a);
             case "convert" -> convert(operands, a);
+            case "stats" -> stats(operands, a);
             // dist/bin/jcni starts the service itself, in the plugins' module, which this one does not read.
             case "serve" -> throw new UsageException("serve runs from dist/bin/jcni (it needs jcni's plugins)");
             case "help" -> {
@@ -177,6 +182,26 @@ public final class JcniCli {
     }
 
     // ------------------------------------------------------------------------------------------ commands
+
+    private int stats(List<String> operands, Arguments a) throws UsageException, CniRuntimeException {
+        a.allowOnly();
+        requireCount("stats", operands, 0, 1, "[<address>]");
+        String address = operands.isEmpty() ? env.get("JCNI_METRICS_ADDRESS") : operands.get(0);
+        if (address == null || address.isEmpty()) {
+            throw new UsageException("stats needs the service's metrics address (HOST:PORT or a socket path), "
+                    + "as an argument or in JCNI_METRICS_ADDRESS");
+        }
+        String text;
+        try {
+            text = StatsTable.fetch(address);
+        } catch (IOException e) {
+            String msg = "cannot read the service's metrics at " + address + ": " + e.getMessage();
+            throw new CniRuntimeException(msg, new CniError(CniError.IO_FAILURE, msg,
+                    "is jcni serve running with --metrics-address " + address + "?"), e);
+        }
+        out.print(StatsTable.format(StatsTable.parse(text)));
+        return OK;
+    }
 
     private int attach(String command, List<String> operands, Arguments a)
             throws UsageException, ConfigException, CniRuntimeException {

@@ -93,6 +93,8 @@ public final class HostLocalPlugin implements CniPlugin {
             allocations = store.allocate(who, sets, config.requested(), OnExisting.REUSE);
         } catch (IpamException e) {
             throw failure(e);
+        } finally {
+            IpamPools.seen(config.dataDir(), config.network(), sets);
         }
         List<IpConfig> ips = Allocation.ipConfigs(allocations);
         // (The description avoids the records' toString: its ObjectMethods bootstrap costs milliseconds at start-up.)

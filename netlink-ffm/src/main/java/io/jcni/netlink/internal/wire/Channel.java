@@ -13,6 +13,8 @@ import io.jcni.netlink.NetlinkException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -29,7 +31,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Reads ({@link #dump}, {@link #get}) collect data messages until {@code NLMSG_DONE} (dumps) or the single reply.
  *       A dump any of whose messages carries {@code NLM_F_DUMP_INTR} (the kernel's tables changed while it was being
  *       produced) is discarded and repeated, as is a read whose datagram did not fit the receive buffer (the buffer
- *       grows first), up to {@value #MAX_READ_ATTEMPTS} times.</li>
+ *       grows first), up to {@value #MAX_READ_ATTEMPTS} times. After an interrupted dump the next attempt waits a
+ *       random while first, up to twice as long after each interruption ({@link #interruptedDumpPause}): writers
+ *       that commit to one table at once (a burst of pods, each adding its port mappings) otherwise interrupt every
+ *       attempt of a dump of it, which repeated at once only meets the next commit.</li>
  * </ul>
  *
  * <p>Errors become {@link NetlinkException}s with the request's description, errno and the kernel's extended-ACK
@@ -364,16 +369,33 @@ public final class Channel implements AutoCloseable {
                     throw new NetlinkException(request.describe(), Errno.EINTR,
                             "the dump was interrupted by concurrent changes " + attempt + " times", null);
                 }
+                if (interruptedDump) {
+                    LockSupport.parkNanos(interruptedDumpPause(attempt));
+                }
             }
         } finally {
             lock.unlock();
         }
     }
 
+    /**
+     * How long to wait before attempt {@code attempt + 1} of a dump that {@code attempt} interruptions made fail: a
+     * random time up to 1 ms after the first, doubling up to 64 ms (all ten attempts: at most ~0.3 s in all). An
+     * interrupt of the thread ends the wait early (the next attempt then runs; a cancelled call notices it there).
+     */
+    static long interruptedDumpPause(int attempt) {
+        long ceiling = 1_000_000L << Math.min(attempt - 1, 6);
+        return ThreadLocalRandom.current().nextLong(ceiling / 4, ceiling + 1);
+    }
+
+    /** Whether the last {@link #awaitData} saw NLM_F_DUMP_INTR. Guarded by {@link #lock}. */
+    private boolean interruptedDump;
+
     /** Collects the reply to request {@code s}; false when it must be repeated (interrupted dump, truncation). */
     private <T> boolean awaitData(int s, boolean dump, Request request, Decoder<T> decoder, List<T> out) {
         dirty = true;
         boolean interrupted = false;
+        interruptedDump = false;
         int portId = transport.portId();
         while (true) {
             int n = transport.receive(true);
@@ -393,6 +415,7 @@ public final class Channel implements AutoCloseable {
                     int flags = Short.toUnsignedInt(b.getShort(off + NLMSG_FLAGS));
                     if ((flags & NetlinkH.NLM_F_DUMP_INTR) != 0) {
                         interrupted = true;
+                        interruptedDump = true;
                     }
                     switch (type) {
                         case NetlinkH.NLMSG_NOOP -> { }

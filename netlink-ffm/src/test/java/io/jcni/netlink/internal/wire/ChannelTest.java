@@ -117,6 +117,26 @@ class ChannelTest {
     }
 
     @Test
+    void anInterruptedDumpIsRepeatedAfterARandomPauseThatGrowsAndStaysBounded() {
+        long total = 0;
+        for (int attempt = 1; attempt < Channel.MAX_READ_ATTEMPTS; attempt++) {
+            long ceiling = 1_000_000L << Math.min(attempt - 1, 6);
+            long shortest = Long.MAX_VALUE;
+            long longest = 0;
+            for (int i = 0; i < 200; i++) {
+                long pause = Channel.interruptedDumpPause(attempt);
+                assertThat(pause).isBetween(ceiling / 4, ceiling);
+                shortest = Math.min(shortest, pause);
+                longest = Math.max(longest, pause);
+            }
+            assertThat(longest).as("random, so that writers interrupting each other's dumps fall apart")
+                    .isGreaterThan(shortest);
+            total += ceiling;
+        }
+        assertThat(total).as("the longest wait of all attempts together").isLessThanOrEqualTo(400_000_000L);
+    }
+
+    @Test
     void aTruncatedDatagramGrowsTheBufferAndTheReadIsRepeated() {
         FakeTransport small = new FakeTransport(64);
         Channel c = new Channel(small);

@@ -879,8 +879,9 @@ class Measure:
         subnet and ports: Go's plugins, jcni's exec'd (their JVM launchers) and jcni's through the shared service.
         Every round runs each side's ADD burst then its DEL burst, the sides' order rotating. Recorded per burst: wall
         time from the first spawn to the last exit, the CPU time of every process and of what it exec'd, each pod's
-        own time, and the pods that failed (with libcni's error). A failed pod is recorded, not fatal; then its DEL
-        still runs. After each ADD burst the pods' addresses must be unique."""
+        own time, the pods that failed (with libcni's error) and any address given to two pods. Failures are recorded,
+        not fatal, on every side (the report shows them; the run goes on, and each pod's DEL still runs). When no svc
+        pod failed, the service must have logged exactly four calls per svc pod and command."""
         sizes = [int(x) for x in self.a.burst_sizes.split(",")]
         rounds = self.a.burst_rounds
         driver = os.path.join(self.a.go_bin, "libcni-driver")
@@ -901,6 +902,7 @@ class Measure:
         self.log(f"burst: sizes {sizes}, {rounds} rounds each, sides {SIDES}")
         before = self.service_calls()
         svc_pods = {"ADD": 0, "DEL": 0}
+        svc_clean = True
         for size in sizes:
             progress = self.progress(f"burst of {size}")
             for r in range(rounds):
@@ -930,18 +932,15 @@ class Measure:
                                 for ip in json.loads(out).get("ips", []):
                                     addresses.setdefault(ip["address"], []).append(p.index)
                         duplicates = {a: idx for a, idx in addresses.items() if len(idx) > 1}
-                        if duplicates:
-                            raise ExecFailed(f"burst: {side} gave one address to several pods: {duplicates}")
-                        if failed and side != "go":
-                            raise ExecFailed(f"burst: {len(failed)} of {size} {side} pods failed {command}: "
-                                             f"{failed[:3]}")
                         if side == "svc":
+                            svc_clean = svc_clean and not failed
                             svc_pods[command.upper()] += size
                         bursts.append({"size": size, "round": r, "side": side, "command": command.upper(),
                                        "wall_ms": wall, "cpu_ms": cpu,
                                        "pod_ms": [(p.end - p.start) / 1e6 for p in pods], "failed": failed,
-                                       "load1": os.getloadavg()[0]})
-                        self.log(f"burst: {size} {side} {command}: {wall:.0f} ms, {len(failed)} failed")
+                                       "duplicates": duplicates, "load1": os.getloadavg()[0]})
+                        self.log(f"burst: {size} {side} {command}: {wall:.0f} ms, {len(failed)} failed"
+                                 + (f", ADDRESSES GIVEN TWICE: {duplicates}" if duplicates else ""))
                 progress(r + 1, rounds)
         # Every svc pod's four plugins ran in the shared service (none fell back to its JVM launcher); host-local
         # runs inside bridge.
@@ -949,7 +948,7 @@ class Measure:
         plugins = ("bridge", "portmap", "firewall", "tuning")
         expected = {f"{c} {p}": n for c, n in svc_pods.items() for p in plugins if n}
         logged = {k: now[k] - before.get(k, 0) for k in now if now[k] != before.get(k, 0)}
-        if logged != expected:
+        if svc_clean and logged != expected:
             raise ExecFailed(f"burst: the service logged {logged}, the svc pods made {expected}")
         self.suites["burst"] = {"sizes": sizes, "rounds": rounds, "bursts": bursts, "service_calls": logged}
 

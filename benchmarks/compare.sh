@@ -19,7 +19,9 @@
 #    cluster-ipam ADD/DEL, exec'd and through the service, against one etcd member started in the bench host
 #    namespace, with Go's host-local as the anchor (Go has no etcd IPAM; issue 17); containerd 1.6's CRI starting and
 #    removing pods on containerd's example network, one containerd per side in a node of its own (issue 22,
-#    bench/containerd.py). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
+#    bench/containerd.py); the warm-up curve of a fresh service, with and without its AOT cache, against Go call by
+#    call (cold, issue 25); pods started at once, 10, 40 and 100, each a Go libcni process, on a network of bridge ->
+#    portmap -> firewall -> tuning (burst, issue 25). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
 #    suite's count must match its svc side's execs (a client that finds no service would run its JVM launcher
 #    silently).
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
@@ -35,8 +37,12 @@
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
 #   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,netfilter,
-#                    bandwidth,runtime,cluster-ipam,containerd (the default) and the extras ptp,bridge-static
+#                    bandwidth,runtime,cluster-ipam,containerd,cold,burst (the default) and the extras ptp,bridge-static
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
+#   --cold-calls N   cold suite: calls through each fresh service (default 100; --quick 20); --cold-rounds N: fresh
+#                    services per variant, with and without its AOT cache (default 3; --quick 1)
+#   --burst-sizes L  burst suite: pods started at once, comma-separated (default 10,40,100; --quick 10);
+#                    --burst-rounds N: bursts per size and side (default 3; --quick 1)
 #   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, cluster-ipam against etcd, netlink,
 #                    nftables transactions, runtime exec, bridge in-process)
 #   --jmh-opts "..." JMH run shape (default "-f 1 -wi 2 -i 3 -w 1s -r 1s"; --quick: "-f 1 -wi 1 -i 1 -w 500ms -r 500ms")
@@ -52,7 +58,8 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
-suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam,containerd
+cold_calls='' cold_rounds='' burst_sizes='' burst_rounds=''
+suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam,containerd,cold,burst
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -65,6 +72,10 @@ while [ $# -gt 0 ]; do
     --warmup) warmup=${2:?--warmup needs a value}; shift ;;
     --suites) suites=${2:?--suites needs a value}; shift ;;
     --service-calls) service_calls=${2:?--service-calls needs a value}; shift ;;
+    --cold-calls) cold_calls=${2:?--cold-calls needs a value}; shift ;;
+    --cold-rounds) cold_rounds=${2:?--cold-rounds needs a value}; shift ;;
+    --burst-sizes) burst_sizes=${2:?--burst-sizes needs a value}; shift ;;
+    --burst-rounds) burst_rounds=${2:?--burst-rounds needs a value}; shift ;;
     --jmh-opts) jmh_opts=${2:?--jmh-opts needs a value}; shift ;;
     --no-setup) setup=false ;;
     --no-build) build=false ;;
@@ -76,10 +87,13 @@ while [ $# -gt 0 ]; do
 done
 if $quick; then
   n=${n:-5} n_full=${n_full:-2} warmup=${warmup:-1} service_calls=${service_calls:-200}
+  cold_calls=${cold_calls:-20} cold_rounds=${cold_rounds:-1} burst_sizes=${burst_sizes:-10} burst_rounds=${burst_rounds:-1}
   jmh_opts=${jmh_opts:--f 1 -wi 1 -i 1 -w 500ms -r 500ms}
   block=10 factor=4
 else
   n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3} service_calls=${service_calls:-10000}
+  cold_calls=${cold_calls:-100} cold_rounds=${cold_rounds:-3} burst_sizes=${burst_sizes:-10,40,100}
+  burst_rounds=${burst_rounds:-3}
   jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}
   block=20 factor=5
 fi
@@ -161,12 +175,12 @@ namespaces=()
 before=$(snapshot)
 # Lines of a snapshot difference this script could have caused: its namespaces, the links its plugins create
 # (bridges named after the namespaces, veth<hex> host ends, bandwidth's bwp<hex> ifbs), their addresses and routes
-# (10.211-213.x, 10.220-222.x), the tables of the netfilter chain's plugins (jcni's nftables, Go's iptables-nft),
+# (10.211-215.x, 10.220-222.x), the tables of the netfilter chain's plugins (jcni's nftables, Go's iptables-nft),
 # sysctls and CNI state files. Other differences are another program's doing on a shared machine: reported, not fatal.
-links="(veth|bridge-|bstatic-|ptp-|chain-|bw-|bwp|svc-rss|jcni-bjmh)"
-tables="(cni_hostport|cni_plugins_masquerade|nat|filter|mangle)"
+links="(veth|bridge-|bstatic-|ptp-|chain-|bw-|bwp|svc-rss|jcni-bjmh|cold-|burst-)"
+tables="(cni_hostport|cni_plugins_masquerade|jcni_firewall|nat|filter|mangle)"
 ours="^[<>] (netns $tag|cgroup |sysctl |file |nft [a-z0-9]+ $tables\$|link $links|(addr|route[46]) .*( dev $links|"
-ours+=" 10\.(21[123]|22[012])\.))"
+ours+=" 10\.(21[1-5]|22[012])\.))"
 
 # host_check <label>: 0 when the host matches the first snapshot (this run's own namespaces aside), else prints the
 # difference and returns 1 (only other programs' changes) or 2 (changes this script could have made). A difference
@@ -227,7 +241,7 @@ trap 'exit 143' TERM
 ip netns add "$hostns"
 namespaces+=("$hostns")
 ip -n "$hostns" link set lo up
-suffixes=$(python3 "$bench/measure.py" namespaces --suites "$suites")
+suffixes=$(python3 "$bench/measure.py" namespaces --suites "$suites" --burst-sizes "$burst_sizes")
 for suffix in $suffixes; do
   ip netns add "$tag-$suffix"
   namespaces+=("$tag-$suffix")
@@ -243,7 +257,8 @@ say "measuring: suites $suites, n $n ($n_full at 90 %), warm-up $warmup, in name
 ip netns exec "$hostns" python3 "$bench/measure.py" run --out "$work/results.json" --suites "$suites" --tag "$tag" \
   --work "$work" --dist "$root/dist" --go-bin "$gobin" --java "$java" --jar "$jar" --n "$n" --n-full "$n_full" \
   --warmup "$warmup" --block "$block" --runtime-factor "$factor" --service-calls "$service_calls" \
-  --rss-probe "$work/rss-probe" --containerd-support "$root/it/src/test/containerd"
+  --rss-probe "$work/rss-probe" --containerd-support "$root/it/src/test/containerd" --cold-calls "$cold_calls" \
+  --cold-rounds "$cold_rounds" --burst-sizes "$burst_sizes" --burst-rounds "$burst_rounds"
 cp "$work/results.json" "$out/results.json"
 
 jmh_args=()

@@ -77,12 +77,23 @@ NAMESPACES = {
     "bandwidth": ["bw-go", "bw-jcni", "bw-svc"],
     "service": ["svc-rss"],
     "containerd": ["ctrd-go", "ctrd-jcni", "ctrd-svc"],
+    "cold": ["cold-go", "cold-aot", "cold-noaot"],
+    # burst: one namespace per pod, burst-<side>-<i>, as many as the largest burst (burst_namespaces).
 }
+# The burst suite's sizes (--burst-sizes) and its namespaces per side.
+BURST_SIZES = (10, 40, 100)
+
+
+def burst_namespaces(size):
+    return [f"burst-{side}-{i}" for side in SIDES for i in range(size)]
+
+
 SIDES = ("go", "jcni", "svc")
 # Second octet of each suite's subnets: bridges and ptp's host ends all live in the one bench host namespace.
-SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213, "chain": 220, "bandwidth": 221, "netfilter": 222}
+SUBNETS = {"bridge": 211, "bridge-static": 212, "ptp": 213, "chain": 220, "bandwidth": 221, "netfilter": 222,
+           "cold": 214, "burst": 215}
 DEFAULT_SUITES = ["service", "version", "host-local", "host-local-90", "bridge", "chain", "netfilter", "bandwidth",
-                  "runtime", "cluster-ipam", "containerd"]
+                  "runtime", "cluster-ipam", "containerd", "cold", "burst"]
 ALL_SUITES = DEFAULT_SUITES + ["ptp", "bridge-static"]
 
 
@@ -781,6 +792,166 @@ class Measure:
         self.suites["service"] = {"calls": calls, "memory": memory, "client_rss_kb": client,
                                   "pairs_ms": pairs[:: max(1, len(pairs) // 2000)]}
 
+    def cold(self):
+        """The warm-up curve of a fresh service (issue 25): bridge + host-local ADD then DEL of one attachment, one at
+        a time, through a service started for this alone, with Go's exec'd plugins interleaved call by call (each call
+        index runs Go's and the service's ADD, then both DELs, alternating which goes first). Each round starts two
+        fresh services, one as shipped (its AOT cache required: -XX:AOTMode=on) and one without its cache
+        (-XX:AOTMode=off), which of them goes first alternating; the first call is made as soon as the service's socket
+        exists (the service's time from its exec to that point is recorded too). The shared service of the other
+        suites is not used: each of these services' logs must hold exactly the calls made through it. The bridges
+        exist before the first call (an exec'd jcni ADD/DEL makes them), as after any earlier pod."""
+        calls, rounds = self.a.cold_calls, self.a.cold_rounds
+        sides = ("go", "aot", "noaot")
+        variants = {}
+        for i, side in enumerate(sides):
+            exe = self.go if side == "go" else self.dist
+            ns = NAMESPACES["cold"][i]
+            conf = write(os.path.join(self.work, f"cold-{side}.json"), json.dumps(
+                {"cniVersion": "1.0.0", "name": f"cold-{side}", "type": "bridge", "bridge": ns, "isGateway": True,
+                 "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"cold-{side}-ipam"),
+                          "ranges": [[{"subnet": f"10.{SUBNETS['cold']}.{i + 1}.0/24"}]],
+                          "routes": [{"dst": "0.0.0.0/0"}]}}))
+            base = dict(CNI_CONTAINERID=f"bench-cold-{side}", CNI_NETNS=self.netns(ns), CNI_IFNAME="eth0",
+                        CNI_PATH=exe)
+            socket_path = os.path.join(self.work, f"cold-{side}", "plugins.sock")
+            env_side = "go" if side == "go" else "svc"
+            variants[side] = tuple(
+                Variant(f"{side if side == 'go' else 'svc, ' + ('AOT cache' if side == 'aot' else 'no AOT cache')} "
+                        f"bridge {command}", env_side, [f"{exe}/bridge"],
+                        dict(self.side_env(env_side, CNI_COMMAND=command, **base),
+                             **({} if side == "go" else {"JCNI_SERVICE_SOCKET": socket_path})),
+                        conf, has_ip if command == "ADD" else None) for command in ("ADD", "DEL"))
+            if side != "go":
+                # The bridge, made by jcni's exec'd plugin (no service involved).
+                for command in ("ADD", "DEL"):
+                    Variant("cold bridge set-up", "jcni", [f"{self.dist}/bridge"],
+                            self.side_env("jcni", CNI_COMMAND=command, **base), conf).run(self.work, True)
+        starts = {"aot": [], "noaot": []}
+        self.log(f"cold: {rounds} rounds of {calls} calls through a fresh service, with and without its AOT cache")
+        progress = self.progress("cold")
+        for r in range(rounds):
+            for side in (("aot", "noaot") if r % 2 == 0 else ("noaot", "aot")):
+                socket_path = os.path.join(self.work, f"cold-{side}", "plugins.sock")
+                os.makedirs(os.path.dirname(socket_path), mode=0o700, exist_ok=True)
+                log_path = os.path.join(self.work, f"cold-{side}-{r}.log")
+                opts = "-XX:AOTMode=on" if side == "aot" else "-XX:AOTMode=off"
+                with open(log_path, "w") as log:
+                    begun = time.perf_counter_ns()
+                    service = subprocess.Popen([self.jcni_cli, "serve", "--socket", socket_path],
+                                               env=self.env(JCNI_DEBUG="1", JCNI_JAVA_OPTS=opts),
+                                               stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                try:
+                    deadline = time.monotonic() + 120
+                    while not os.path.exists(socket_path):
+                        if service.poll() is not None or time.monotonic() > deadline:
+                            with open(log_path) as f:
+                                raise ExecFailed(f"cold: jcni serve ({opts}) did not start: {f.read()}")
+                        time.sleep(0.001)
+                    starts[side].append((time.perf_counter_ns() - begun) / 1e6)
+                    for k in range(calls):
+                        pair = (variants["go"], variants[side]) if k % 2 == 0 else (variants[side], variants["go"])
+                        for command in (0, 1):
+                            for v in pair:
+                                v[command].run(self.work, False)
+                                v[command].samples[-1].update(call=k + 1, round=r, service=side)
+                finally:
+                    service.terminate()
+                    service.wait(timeout=60)
+                with open(log_path) as f:
+                    text = f.read()
+                logged = SERVICE_CALL.findall(text)
+                if len(logged) != 2 * calls or any(status != "0" for _, _, status in logged):
+                    raise ExecFailed(f"cold: the fresh service ({opts}) logged {len(logged)} calls for {2 * calls}: "
+                                     f"{text[-2000:]}")
+                warnings = [line for line in text.splitlines() if line and not line.startswith("jcni serve: ")]
+                if warnings:
+                    raise ExecFailed(f"cold: the service ({opts}) wrote more than its log: {warnings[:5]}")
+            progress(r + 1, rounds)
+        self.save("cold", [v for side in sides for v in variants[side]], calls=calls, rounds=rounds,
+                  service_ready_ms=starts)
+
+    def burst(self):
+        """Pods started at once (issue 25): for each size of --burst-sizes, that many Go libcni processes started
+        together (libcni-driver add, one process per pod, as containerd runs go-cni per sandbox), each adding its pod
+        (a namespace of its own) to a network of bridge (ipMasq, hairpin, host-local) -> portmap (a hostPort each) ->
+        firewall -> tuning; when all have ended, as many DELs at once. Three sides, each with its own network, bridge,
+        subnet and ports: Go's plugins, jcni's exec'd (their JVM launchers) and jcni's through the shared service.
+        Every round runs each side's ADD burst then its DEL burst, the sides' order rotating. Recorded per burst: wall
+        time from the first spawn to the last exit, the CPU time of every process and of what it exec'd, each pod's
+        own time, the pods that failed (with libcni's error) and any address given to two pods. Failures are recorded,
+        not fatal, on every side (the report shows them; the run goes on, and each pod's DEL still runs). When no svc
+        pod failed, the service must have logged exactly four calls per svc pod and command."""
+        sizes = [int(x) for x in self.a.burst_sizes.split(",")]
+        rounds = self.a.burst_rounds
+        driver = os.path.join(self.a.go_bin, "libcni-driver")
+        confs = {}
+        for i, side in enumerate(SIDES):
+            confs[side] = write(os.path.join(self.work, f"burst-{side}.conflist"), json.dumps(
+                {"cniVersion": "1.0.0", "name": f"burst-{side}", "plugins": [
+                    {"type": "bridge", "bridge": f"burst-{side}", "isGateway": True, "ipMasq": True,
+                     "hairpinMode": True,
+                     "ipam": {"type": "host-local", "dataDir": os.path.join(self.work, f"burst-{side}-ipam"),
+                              "ranges": [[{"subnet": f"10.{SUBNETS['burst']}.{i + 1}.0/24"}]],
+                              "routes": [{"dst": "0.0.0.0/0"}]}},
+                    {"type": "portmap", "capabilities": {"portMappings": True}, "snat": True},
+                    {"type": "firewall"},
+                    {"type": "tuning", "sysctl": {"net.core.somaxconn": "512"},
+                     "dataDir": os.path.join(self.work, f"burst-{side}-tuning")}]}))
+        bursts = []
+        self.log(f"burst: sizes {sizes}, {rounds} rounds each, sides {SIDES}")
+        before = self.service_calls()
+        svc_pods = {"ADD": 0, "DEL": 0}
+        svc_clean = True
+        for size in sizes:
+            progress = self.progress(f"burst of {size}")
+            for r in range(rounds):
+                order = SIDES[r % 3:] + SIDES[:r % 3]
+                for side in order:
+                    for command in ("add", "del"):
+                        pods = []
+                        for i in range(size):
+                            port = 30000 + 1000 * SIDES.index(side) + i
+                            caps = json.dumps({"portMappings": [
+                                {"hostPort": port, "containerPort": 80, "protocol": "tcp"}]})
+                            argv = [driver, command, "--cni-path", self.plugins(side), "--cache-dir",
+                                    os.path.join(self.work, f"burst-{side}-cache"), "--container-id",
+                                    f"burst-{side}-{i}", "--cap-args", caps, confs[side],
+                                    self.netns(f"burst-{side}-{i}")]
+                            pods.append(Pod(i, argv, self.side_env(side),
+                                            os.path.join(self.work, f"burst-{side}-{i}.out")))
+                        wall, cpu = run_burst(pods)
+                        failed = []
+                        addresses = {}
+                        for p in pods:
+                            out, err = p.output()
+                            if p.code != 0:
+                                failed.append({"pod": p.index, "code": p.code,
+                                               "error": (out.decode(errors="replace") + err)[:500]})
+                            elif command == "add":
+                                for ip in json.loads(out).get("ips", []):
+                                    addresses.setdefault(ip["address"], []).append(p.index)
+                        duplicates = {a: idx for a, idx in addresses.items() if len(idx) > 1}
+                        if side == "svc":
+                            svc_clean = svc_clean and not failed
+                            svc_pods[command.upper()] += size
+                        bursts.append({"size": size, "round": r, "side": side, "command": command.upper(),
+                                       "wall_ms": wall, "cpu_ms": cpu,
+                                       "pod_ms": [(p.end - p.start) / 1e6 for p in pods], "failed": failed,
+                                       "duplicates": duplicates, "load1": os.getloadavg()[0]})
+                        self.log(f"burst: {size} {side} {command}: {wall:.0f} ms, {len(failed)} failed"
+                                 + (f", ADDRESSES GIVEN TWICE: {duplicates}" if duplicates else ""))
+                progress(r + 1, rounds)
+        # Every svc pod's four plugins ran in the shared service (none fell back to its JVM launcher); host-local
+        # runs inside bridge.
+        now = self.service_calls()
+        plugins = ("bridge", "portmap", "firewall", "tuning")
+        expected = {f"{c} {p}": n for c, n in svc_pods.items() for p in plugins if n}
+        logged = {k: now[k] - before.get(k, 0) for k in now if now[k] != before.get(k, 0)}
+        if svc_clean and logged != expected:
+            raise ExecFailed(f"burst: the service logged {logged}, the svc pods made {expected}")
+        self.suites["burst"] = {"sizes": sizes, "rounds": rounds, "bursts": bursts, "service_calls": logged}
+
     def run(self, suites):
         started = time.time()
         self.start_service()
@@ -798,6 +969,8 @@ class Measure:
             before = self.service_calls()
             self.live = []
             self.run_suite(suite)
+            if suite == "burst":
+                continue  # its pods are not Variants: it counts its calls through the service itself
             calls = self.check_service_calls(suite, before)
             self.log(f"{suite}: the service ran {sum(calls.values())} calls, as many as the svc side made")
 
@@ -828,6 +1001,51 @@ class Measure:
             self.cluster_ipam(suite)
         elif suite == "containerd":
             self.containerd()
+        elif suite == "cold":
+            self.cold()
+        elif suite == "burst":
+            self.burst()
+
+
+class Pod:
+    """One pod's libcni-driver process in a burst: started with the others, reaped whenever it ends."""
+
+    def __init__(self, index, argv, env, out_path):
+        self.index, self.argv, self.env, self.out_path = index, argv, env, out_path
+        self.pid = self.start = self.end = None
+        self.code = None
+        self.cpu_ms = 0.0
+
+    def spawn(self):
+        actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, self.out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                   (os.POSIX_SPAWN_OPEN, 2, self.out_path + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+        self.start = time.perf_counter_ns()
+        self.pid = os.posix_spawn(self.argv[0], self.argv, self.env, file_actions=actions)
+
+    def output(self):
+        with open(self.out_path, "rb") as f:
+            out = f.read()
+        with open(self.out_path + ".err", "rb") as f:
+            return out, f.read().decode(errors="replace")
+
+
+def run_burst(pods):
+    """Starts every pod's process at once and reaps them as they end: (wall ms from the first spawn to the last
+    exit, CPU ms of all of them and of what they exec'd)."""
+    for p in pods:
+        p.spawn()
+    by_pid = {p.pid: p for p in pods}
+    while by_pid:
+        pid, status, usage = os.wait4(-1, 0)
+        p = by_pid.pop(pid, None)
+        if p is None:
+            continue
+        p.end = time.perf_counter_ns()
+        p.code = os.waitstatus_to_exitcode(status)
+        p.cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
+    first = min(p.start for p in pods)
+    return (max(p.end for p in pods) - first) / 1e6, sum(p.cpu_ms for p in pods)
 
 
 def probed_rss(probe, variant, work):
@@ -875,6 +1093,7 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     ns = sub.add_parser("namespaces")
     ns.add_argument("--suites", default=",".join(DEFAULT_SUITES))
+    ns.add_argument("--burst-sizes", default=",".join(map(str, BURST_SIZES)))
     run = sub.add_parser("run")
     run.add_argument("--out", required=True)
     run.add_argument("--suites", default=",".join(DEFAULT_SUITES))
@@ -894,6 +1113,11 @@ def main():
                      help="service suite: bridge ADD/DEL pairs through the service while its RSS is sampled")
     run.add_argument("--rss-probe", required=True, help="the rss-probe binary (compare.sh builds it)")
     run.add_argument("--containerd-support", help="containerd suite: the it module's src/test/containerd")
+    run.add_argument("--cold-calls", type=int, default=100, help="cold suite: calls per fresh service")
+    run.add_argument("--cold-rounds", type=int, default=3, help="cold suite: fresh services per variant")
+    run.add_argument("--burst-sizes", default=",".join(map(str, BURST_SIZES)),
+                     help="burst suite: pods started at once, comma-separated")
+    run.add_argument("--burst-rounds", type=int, default=3, help="burst suite: bursts per size and side")
     a = p.parse_args()
     suites = a.suites.split(",")
     unknown = [s for s in suites if s not in ALL_SUITES]
@@ -903,6 +1127,9 @@ def main():
         for s in suites:
             for suffix in NAMESPACES.get(s, []):
                 print(suffix)
+            if s == "burst":
+                for suffix in burst_namespaces(max(int(x) for x in a.burst_sizes.split(","))):
+                    print(suffix)
         return
     try:
         results = Measure(a).run(suites)

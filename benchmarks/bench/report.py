@@ -489,6 +489,103 @@ def service_section(results):
     return out
 
 
+COLD_BUCKETS = ((1, 1, "1", 2.0), (2, 20, "2–20", 0.7), (21, None, "21–", 0.5))
+
+
+def cold_section(results):
+    """The warm-up curve of a fresh service (issue 25), with and without its AOT cache, against Go's exec'd plugins
+    run call by call beside it."""
+    cold = results["suites"].get("cold")
+    if not cold:
+        return []
+    calls = cold["calls"]
+    by_name = {v["name"]: v for v in cold["variants"]}
+
+    def samples(name, service, lo, hi):
+        v = by_name[name]
+        return [s["wall_ms"] for s in v["samples"]
+                if s.get("service") == service and lo <= s["call"] <= (hi or calls)]
+
+    rows = []
+    for command in ("ADD", "DEL"):
+        for service, label in (("aot", "AOT cache"), ("noaot", "no AOT cache")):
+            for lo, hi, name, target in COLD_BUCKETS:
+                if lo > calls:
+                    continue
+                go = samples(f"go bridge {command}", service, lo, hi)
+                svc = samples(f"svc, {label} bridge {command}", service, lo, hi)
+                r = median(svc) / median(go) if go and median(go) > 0 else None
+                rows.append([f"{command}, service with {label}", name if hi != None else f"{lo}–{calls}", len(svc),
+                             ms(median(go)), ms(median(svc)), f"{r:.2f}" if r else "–",
+                             f"≤ {target}×" if command == "ADD" else "–",
+                             verdict(r, target) if command == "ADD" else "–"])
+    ready = cold.get("service_ready_ms", {})
+    return ["", "## A fresh service: its first calls (cold)", "",
+            f"{cold['rounds']} rounds; in each, two services started fresh (`dist/bin/jcni serve` as shipped, its AOT "
+            "cache required with `-XX:AOTMode=on`, and the same without its cache, `-XX:AOTMode=off`), each serving "
+            f"{calls} bridge + host-local ADD/DEL pairs of one attachment, one call at a time, the first as soon as its "
+            "socket exists; Go's exec'd bridge ADD/DEL run beside each call (same call index, alternating which goes "
+            "first). Medians of wall ms over the rounds; ratio = service / Go of the same calls (Go = 1.0). Targets: "
+            "issue 25.", "",
+            table(["command", "calls since start", "n", "Go ms", "service ms", "ratio", "target", "met"], rows), "",
+            "Time from the service's exec to its socket, median ms: with its AOT cache "
+            f"{ms(median(ready.get('aot', [])))}, without {ms(median(ready.get('noaot', [])))} "
+            f"(n {len(ready.get('aot', []))}, {len(ready.get('noaot', []))})."]
+
+
+def burst_section(results):
+    """Pods started at once through Go libcni (issue 25)."""
+    burst = results["suites"].get("burst")
+    if not burst:
+        return []
+    names = {"go": "Go", "jcni": "jcni exec'd", "svc": "jcni service"}
+    targets = {("ADD", "wall"): 0.35, ("DEL", "wall"): 0.2, ("ADD", "p99"): 0.5}
+    rows = []
+    for size in burst["sizes"]:
+        for command in ("ADD", "DEL"):
+            figures = {}
+            for side in ("go", "jcni", "svc"):
+                bs = [b for b in burst["bursts"] if b["size"] == size and b["command"] == command and b["side"] == side]
+                if not bs:
+                    continue
+                pods = sorted(t for b in bs for t in b["pod_ms"])
+                figures[side] = {"wall": median([b["wall_ms"] for b in bs]), "cpu": median([b["cpu_ms"] for b in bs]),
+                                 "p50": percentile(pods, 0.5), "p99": percentile(pods, 0.99),
+                                 "failed": sum(len(b["failed"]) for b in bs), "pods": sum(b["size"] for b in bs),
+                                 "duplicates": sum(len(b.get("duplicates", {})) for b in bs),
+                                 "walls": [b["wall_ms"] for b in bs], "load": [b["load1"] for b in bs]}
+            go = figures.get("go")
+            for side, f in figures.items():
+                def rel(key):
+                    return f"{f[key] / go[key]:.2f}" if go and go[key] > 0 else "–"
+                met = []
+                for key in ("wall", "p99"):
+                    t = targets.get((command, key))
+                    if side == "svc" and t and go:
+                        met.append(f"{key} ≤ {t}×: {verdict(f[key] / go[key], t)}")
+                rows.append([size, command, names[side], len(f["walls"]), ms(f["wall"]),
+                             " / ".join(ms(w) for w in f["walls"]), rel("wall"), ms(f["p50"]), ms(f["p99"]), rel("p99"),
+                             f"{f['cpu'] / 1000:.1f}", f"{f['failed']} of {f['pods']}"
+                             + (f", **{f['duplicates']} addresses given twice**" if f["duplicates"] else ""),
+                             " / ".join(f"{x:.1f}" for x in f["load"]), "; ".join(met) or "–"])
+    out = ["", "## Pods started at once (burst)", "",
+           "N pods started together, one Go libcni process per pod (`libcni-driver add`, as containerd runs go-cni per "
+           "sandbox), each in a namespace of its own, on a network of bridge (ipMasq, hairpin, host-local) → portmap "
+           "(a hostPort each) → firewall → tuning; when all have ended, N DELs at once. Sides: Go's plugins, jcni's "
+           "exec'd (their JVM launchers), jcni's through the plugin service. Wall: first spawn to last exit; pod: one "
+           "process's own time; CPU: all processes and what they exec'd (the service's own CPU is not in it). "
+           "Ratios: / Go of the same size (medians over the rounds). Failures are "
+           "counted, on every side (a failed pod's time is in the figures too). Load: the 1-minute load average "
+           "after each burst.", "",
+           table(["N", "command", "side", "rounds", "wall ms", "each round", "× Go", "pod p50 ms", "pod p99 ms",
+                  "p99 × Go", "CPU s", "failed", "load", "target (issue 25)"], rows)]
+    errors = [f"- {names[b['side']]} {b['command']} of {b['size']}, round {b['round']}, pod {f['pod']}: "
+              f"{f['error'].strip()[:300]}" for b in burst["bursts"] for f in b["failed"]]
+    if errors:
+        out += ["", "Failures:", ""] + errors[:20]
+    return out
+
+
 def hyperfine_section(results):
     hf = results["suites"].get("version", {}).get("hyperfine")
     if not hf:
@@ -785,6 +882,8 @@ def main():
         out.insert(next(i for i, line in enumerate(out) if line.startswith("- Spread")), CTRD_HOW)
     out += exec_section(results, rows)
     out += service_section(results)
+    out += cold_section(results)
+    out += burst_section(results)
     out += hyperfine_section(results)
     out += phases_section(rows)
     out += chains_section(results)

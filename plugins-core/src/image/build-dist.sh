@@ -73,7 +73,11 @@ build_id="$version-$(sha256sum "$image/lib/modules" | cut -c1-16)"
 printf '%s\n' "$build_id" > "$image/lib/jcni-build-id"
 # The service is long-running: the JIT's full tiers, the serial collector (one heap, small footprint), a heap that
 # bounds the worst case (every call thread holding a request of the largest size) and stays far below it in use.
-service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
+# Its AOT cache, lib/jcni-service.aot, is trained on the service's own workload (train-service.sh): classes loaded and
+# linked, and method profiles, so that its first calls are not those of a cold JVM. AOTReplayTraining stays on here (the
+# JIT compiles from the training's profiles early: the service lives long enough to use them); adapter caching is off
+# as in the launchers (JDK-8364929).
+service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
 service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain
 
 # ---- launchers -------------------------------------------------------------------------------------------------
@@ -131,7 +135,7 @@ case \$self in */*) image=\${self%/*}/../image ;; *) image=../image ;; esac
 # jcni serve: the resident plugin service, in the plugins' module (jcni serve --help).
 if [ "\${1-}" = serve ]; then
     shift
-    exec "\$image/bin/java" $service_flags \$JCNI_JAVA_OPTS -m $service_main "\$@"
+    exec "\$image/bin/java" $service_flags -XX:AOTCache="\$image/lib/jcni-service.aot" \$JCNI_JAVA_OPTS -m $service_main "\$@"
 fi
 exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-cli.aot" \$JCNI_JAVA_OPTS $cli "\$@"
 LAUNCHER
@@ -244,9 +248,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot.XXXXXX")
 # The trainings empty their work dir when they end: their logs and the training etcd's data live beside it.
 logs=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot-logs.XXXXXX")
 netns=
+pods_netns=
 etcd_pid=
 cleanup() {
     [ -z "$netns" ] || ip netns delete "$netns" 2>/dev/null || true
+    [ -z "$pods_netns" ] || ip netns delete "$pods_netns" 2>/dev/null || true
     if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; fi
     rm -rf "$work" "$logs"
 }
@@ -279,6 +285,10 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then
     candidate=jcni-aot-$$
     if ip netns add "$candidate" 2>/dev/null; then
         netns=$candidate
+    fi
+    # The pods of the service's training.
+    if [ -n "$netns" ] && ip netns add "$candidate-pods" 2>/dev/null; then
+        pods_netns=$candidate-pods
     fi
 fi
 # Lambda-form shapes. Every method handle the JDK builds at run time needs a LambdaForm of its shape: the ones in
@@ -340,6 +350,18 @@ say "AOT training of the jcni CLI"
     cat "$logs/training.log" >&2; say "AOT training of the jcni CLI failed"; exit 1; }
 [ -s "$image/lib/jcni-cli.aot" ] || { cat "$logs/training.log" >&2; say "no AOT cache for the CLI"; exit 1; }
 
+# The service's training: a service in the training namespace, which plays the node, serving pods' calls made by the
+# CLI through the clients of this build (train-service.sh says what). It needs the CLI's cache: the CLI runs the pods.
+# Without the namespaces (not root) it is trained on VERSION calls only, and the build says so.
+say "AOT training of the plugin service${pods_netns:+ (netns $netns, pods in $pods_netns)}"
+[ -n "$pods_netns" ] || say "no network namespace: the service is trained on VERSION calls only"
+# shellcheck disable=SC2086
+${pods_netns:+ip netns exec "$netns"} sh "$(dirname "$0")/train-service.sh" "$image/bin/java" \
+    "$image/lib/jcni-service.aot" "$dist" "$work" "${pods_netns:+/var/run/netns/$pods_netns}" $service_flags \
+    -- "$service_main" > "$logs/training.log" 2>&1 || {
+    cat "$logs/training.log" "$work/svc-service.log" >&2; say "AOT training of the plugin service failed"; exit 1; }
+[ -s "$image/lib/jcni-service.aot" ] || { cat "$logs/training.log" >&2; say "no AOT cache for the service"; exit 1; }
+
 # ---- verification: every launcher starts with its caches, which the JVM accepts --------------------------------
 # VERSION runs with the version cache; an ADD without its variables fails in the skel (code 4, on stdout) after the
 # JVM started with the plugin's group cache: that start must not warn either. Through the clients with the service
@@ -373,10 +395,11 @@ if [ -s "$work/stderr" ] || [ "$out" != "jcni $version" ]; then
     say "jcni --version printed '$out' and on stderr:"; cat "$work/stderr" >&2; exit 1
 fi
 if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; etcd_pid=; fi
-# The service answers the clients of this build: one VERSION per type through a service on a private socket.
+# The service answers the clients of this build: one VERSION per type through a service on a private socket. It starts
+# with its AOT cache required, and its log (its stderr) must hold nothing but its own lines: no JVM warning.
 mkdir -m 700 "$work/service"
 export JCNI_SERVICE_SOCKET="$work/service/plugins.sock"
-"$dist/bin/jcni" serve > "$work/service.log" 2>&1 &
+JCNI_JAVA_OPTS=-XX:AOTMode=on "$dist/bin/jcni" serve > "$work/service.log" 2>&1 &
 service_pid=$!
 tries=0
 while [ ! -S "$JCNI_SERVICE_SOCKET" ] && kill -0 $service_pid 2>/dev/null && [ $tries -lt 600 ]; do
@@ -392,4 +415,8 @@ for type in $types; do
         kill $service_pid; say "$type VERSION was not answered by the service:"; cat "$work/stderr" "$work/service.log" >&2; exit 1; }
 done
 kill $service_pid; wait $service_pid 2>/dev/null || true
+if grep -v '^jcni serve: ' "$work/service.log" | grep -q .; then
+    say "the service wrote more than its log (a rejected or stale AOT cache warns there):"; cat "$work/service.log" >&2
+    exit 1
+fi
 say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

@@ -105,15 +105,35 @@ class ChannelTest {
     }
 
     @Test
-    void aDumpThatIsAlwaysInterruptedFailsAfterTenAttempts() {
+    void aDumpThatIsAlwaysInterruptedFailsAfterFortyAttempts() {
         kernel.responder = req -> List.of(concat(data(20, seq(req), NetlinkH.NLM_F_DUMP_INTR, 1),
                 done(seq(req), NetlinkH.NLM_F_DUMP_INTR)));
         assertThatThrownBy(() -> channel.dump(req(RtnetlinkH.RTM_GETROUTE, "table all", w -> w.reserve(12)), MARKER))
                 .isInstanceOfSatisfying(NetlinkException.class, e -> {
                     assertThat(e.errnoName()).isEqualTo("EINTR");
-                    assertThat(e.getMessage()).startsWith("RTM_GETROUTE table all: EINTR").contains("10 times");
+                    assertThat(e.getMessage()).startsWith("RTM_GETROUTE table all: EINTR").contains("40 times");
                 });
-        assertThat(kernel.sent).hasSize(Channel.MAX_READ_ATTEMPTS);
+        assertThat(kernel.sent).hasSize(Channel.MAX_INTERRUPTED_DUMPS);
+    }
+
+    @Test
+    void anInterruptedDumpIsRepeatedAfterARandomPauseThatGrowsAndStaysBounded() {
+        long total = 0;
+        for (int attempt = 1; attempt < Channel.MAX_INTERRUPTED_DUMPS; attempt++) {
+            long ceiling = 1_000_000L << Math.min(attempt - 1, 6);
+            long shortest = Long.MAX_VALUE;
+            long longest = 0;
+            for (int i = 0; i < 200; i++) {
+                long pause = Channel.interruptedDumpPause(attempt);
+                assertThat(pause).isBetween(ceiling / 4, ceiling);
+                shortest = Math.min(shortest, pause);
+                longest = Math.max(longest, pause);
+            }
+            assertThat(longest).as("random, so that writers interrupting each other's dumps fall apart")
+                    .isGreaterThan(shortest);
+            total += ceiling;
+        }
+        assertThat(total).as("the longest wait of all attempts together").isLessThanOrEqualTo(2_600_000_000L);
     }
 
     @Test

@@ -1,0 +1,101 @@
+#!/bin/sh
+# The AOT training run of the plugin service (`jcni serve`), run by build-dist.sh inside the training's network
+# namespace (ip netns exec), which plays the node: the service there serves real calls that jcni's runtime CLI makes
+# through the plugin clients, the workload of a node starting and removing pods, and writes its AOT cache (classes
+# loaded and linked, and method profiles: JDK 25's -XX:AOTCacheOutput) when it exits.
+#
+#   train-service.sh <java> <aot output> <dist> <work dir> <container netns path> <service flags>... -- <main>
+#
+# With an empty container netns path (a build without root) only the VERSION calls run.
+#
+# The workload: the network of a pod as a Kubernetes node sets it up (bridge with ipMasq and hairpin mode, host-local
+# IPAM -> portmap with a hostPort -> firewall -> tuning) and containerd's loopback, ADD then CHECK then DEL, for pods
+# started several at once as a rollout does (so that the service's concurrent paths run as well), in two rounds; then
+# VERSION of every plugin type. Every pod is an interface of its own (eth<i>) in one container namespace (hence no
+# default route: the pods would each add one there).
+# Everything it makes is inside the two namespaces and the work dir, which build-dist.sh removes.
+set -eu
+
+java=$1 output=$2 dist=$3 work=$4 container=$5
+shift 5
+flags=
+while [ "$1" != -- ]; do flags="$flags $1"; shift; done
+main=$2
+
+say() { printf 'build-dist: service training: %s\n' "$*" >&2; }
+
+mkdir -m 700 "$work/svc"
+mkdir -p "$work/svc-net.d"
+socket=$work/svc/plugins.sock
+# shellcheck disable=SC2086
+"$java" $flags -XX:AOTCacheOutput="$output" -m "$main" --socket "$socket" > "$work/svc-service.log" 2>&1 &
+service=$!
+stop() {
+    kill "$service" 2>/dev/null || true
+    wait "$service" 2>/dev/null || true
+}
+tries=0
+while [ ! -S "$socket" ]; do
+    if ! kill -0 "$service" 2>/dev/null || [ $tries -ge 600 ]; then
+        cat "$work/svc-service.log" >&2; say "the service did not start"; stop; exit 1
+    fi
+    sleep 0.1; tries=$((tries + 1))
+done
+
+[ -z "$container" ] || ip link set lo up
+cat > "$work/svc-net.d/10-pods.conflist" <<CONF
+{"cniVersion":"1.0.0","name":"jcni-aot-pods","plugins":[
+ {"type":"bridge","bridge":"jcni-aot-br","isGateway":true,"ipMasq":true,"hairpinMode":true,
+  "ipam":{"type":"host-local","dataDir":"$work/svc-ipam","ranges":[[{"subnet":"10.97.0.0/24"}]]}},
+ {"type":"portmap","capabilities":{"portMappings":true},"snat":true},
+ {"type":"firewall"},
+ {"type":"tuning","sysctl":{"net.core.somaxconn":"512"},"dataDir":"$work/svc-tuning"}]}
+CONF
+cat > "$work/svc-net.d/20-lo.conflist" <<CONF
+{"cniVersion":"1.0.0","name":"jcni-aot-lo","plugins":[{"type":"loopback"}]}
+CONF
+
+export JCNI_SERVICE_SOCKET="$socket" CNI_PATH="$dist/cni/bin"
+cli() {
+    "$dist/bin/jcni" --conf-dir "$work/svc-net.d" --cache-dir "$work/svc-cache" "$@"
+}
+# pod <command> <i>: one pod's networks, as a runtime runs them.
+pod() {
+    CAP_ARGS="{\"portMappings\":[{\"hostPort\":$((21000 + $2)),\"containerPort\":80,\"protocol\":\"tcp\"}]}" \
+        cli --container-id "jcni-aot-pod-$2" --ifname "eth$2" "$1" jcni-aot-pods "$container" \
+        > "$work/svc-pod-$2.out" 2>&1 || { cat "$work/svc-pod-$2.out" >&2; return 1; }
+    if [ "$2" -le 2 ]; then
+        cli --container-id "jcni-aot-pod-$2" --ifname "lo" "$1" jcni-aot-lo "$container" \
+            > "$work/svc-lo-$2.out" 2>&1 || { cat "$work/svc-lo-$2.out" >&2; return 1; }
+    fi
+}
+# burst <command>: pods 1..12, four at a time.
+burst() {
+    for batch in 0 4 8; do
+        pids=
+        for i in 1 2 3 4; do
+            pod "$1" $((batch + i)) & pids="$pids $!"
+        done
+        for pid in $pids; do
+            wait "$pid" || { say "$1 of a pod failed"; stop; exit 1; }
+        done
+    done
+}
+for round in $([ -n "$container" ] && echo 1 2); do
+    say "round $round: ADD, CHECK, DEL of 12 pods, four at a time"
+    burst add
+    burst check
+    burst del
+done
+for type in $(ls "$dist/cni/bin"); do
+    CNI_COMMAND=VERSION "$dist/cni/bin/$type" < /dev/null > /dev/null 2>&1 || {
+        say "$type VERSION failed"; stop; exit 1; }
+done
+# SIGTERM: the service lets its calls finish and exits; the JVM writes the AOT cache as it exits.
+kill "$service"
+status=0
+wait "$service" || status=$?
+# 143: ended by SIGTERM (the JVM's status after its shutdown hooks ran).
+if [ $status -ne 0 ] && [ $status -ne 143 ]; then
+    cat "$work/svc-service.log" >&2; say "the service exited with status $status"; exit 1
+fi

@@ -3,16 +3,17 @@ package io.jcni.plugins.internal.ipam.cluster;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Kv;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Txn;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.TxnResult;
-import io.jcni.plugins.internal.ipam.hostlocal.Allocation;
-import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
-import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
-import io.jcni.plugins.internal.ipam.hostlocal.IpRange;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamStore;
-import io.jcni.plugins.internal.ipam.hostlocal.OnExisting;
-import io.jcni.plugins.internal.ipam.hostlocal.RangeSet;
-import io.jcni.plugins.internal.ipam.hostlocal.Reservation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpRange;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeAllocator;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Reservation;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.IpPrefix;
@@ -212,26 +213,14 @@ public final class ClusterStore implements IpamStore {
             }
             changes |= liveness(state.range(3), write);
 
-            List<Allocation> out = new ArrayList<>(rangeSets.size());
+            Pool pool = new Pool(state, requested, myBlocks, write);
+            List<Allocation> out = RangeAllocator.allocate(who.containerId(), rangeSets, requested, held, onExisting,
+                    pool);
             List<IpAddress> fresh = new ArrayList<>();
-            List<IpAddress> pending = new ArrayList<>(requested);
-            for (int i = 0; i < rangeSets.size(); i++) {
-                RangeSet set = rangeSets.get(i);
-                try {
-                    out.add(choose(i, set, held, pending, requested, state, onExisting, myBlocks, write, who));
-                } catch (IpamException e) {
-                    throw e.prefixed("failed to allocate for range " + i + ": ");
+            for (Allocation allocation : out) {
+                if (!allocation.existing()) {
+                    fresh.add(allocation.address());
                 }
-                if (!out.getLast().existing()) {
-                    fresh.add(out.getLast().address());
-                }
-            }
-            if (!pending.isEmpty()) {
-                StringBuilder msg = new StringBuilder("failed to allocate all requested IPs:");
-                for (IpAddress ip : pending) {
-                    msg.append(' ').append(ip);
-                }
-                throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE, msg.toString());
             }
             if (!fresh.isEmpty()) {
                 List<IpAddress> all = new ArrayList<>(held);
@@ -254,59 +243,43 @@ public final class ClusterStore implements IpamStore {
                 + " allocation attempts lost their race in etcd; try again");
     }
 
-    /** The allocation of range set {@code i}: held, requested, or new (the new one's writes go into {@code write}). */
-    private Allocation choose(int i, RangeSet set, List<IpAddress> held, List<IpAddress> pending,
-            List<IpAddress> requested, TxnResult state, OnExisting onExisting, List<IpAddress> myBlocks, Txn write,
-            Attachment who) throws IpamException {
-        IpAddress wanted = null;
-        for (IpAddress ip : pending) {
-            if (set.contains(ip)) {
-                wanted = ip;
-                pending.remove(ip);
-                break;
-            }
+    /** What the allocation rules ask of one attempt: answered from its read, new blocks claimed in its write. */
+    private final class Pool implements RangeAllocator.Pool<RuntimeException> {
+        private final TxnResult state;
+        private final List<IpAddress> requested;
+        private final List<IpAddress> myBlocks;
+        private final Txn write;
+
+        Pool(TxnResult state, List<IpAddress> requested, List<IpAddress> myBlocks, Txn write) {
+            this.state = state;
+            this.requested = requested;
+            this.myBlocks = myBlocks;
+            this.write = write;
         }
-        if (wanted != null) {
-            IpRange range = set.rangeFor(wanted).orElseThrow();
-            if (wanted.equals(range.gateway())) {
-                throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE,
-                        "requested ip " + wanted + " is subnet's gateway");
-            }
-            if (excluded(wanted)) {
-                throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE,
-                        "requested ip " + wanted + " is excluded by ipam.exclude");
-            }
-            if (onExisting == OnExisting.REUSE && held.contains(wanted)) {
-                return new Allocation(i, wanted, range, true);
-            }
-            List<Kv> taken = state.range(4 + requested.indexOf(wanted));
-            if (!taken.isEmpty()) {
-                throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE,
-                        "requested IP address " + wanted + " is not available in range set " + set);
-            }
-            return new Allocation(i, wanted, range, false);
+
+        @Override
+        public String refusal(IpAddress ip) {
+            return excluded(ip) ? "is excluded by ipam.exclude" : null;
         }
-        for (IpAddress ip : held) {
-            Optional<IpRange> range = set.rangeFor(ip);
-            if (range.isPresent()) {
-                if (onExisting == OnExisting.REUSE) {
-                    return new Allocation(i, ip, range.get(), true);
-                }
-                throw new IpamException(Reason.DUPLICATE_ALLOCATION, ip + " has been allocated to "
-                        + who.containerId() + ", duplicate allocation is not allowed");
+
+        /** Free if its key was absent at the read (the write compares that it still is). */
+        @Override
+        public boolean takeRequested(int setIndex, RangeSet set, IpAddress ip) {
+            return state.range(4 + requested.indexOf(ip)).isEmpty();
+        }
+
+        /** From this node's blocks, else from a block claimed now, else borrowed from another node's. */
+        @Override
+        public IpAddress takeNext(int setIndex, RangeSet set) throws IpamException {
+            IpAddress got = fromMyBlocks(set, myBlocks);
+            if (got == null) {
+                got = claimBlock(set, write);
             }
+            if (got == null) {
+                got = borrow(set);
+            }
+            return got;
         }
-        IpAddress got = fromMyBlocks(set, myBlocks);
-        if (got == null) {
-            got = claimBlock(set, write);
-        }
-        if (got == null) {
-            got = borrow(set);
-        }
-        if (got == null) {
-            throw new IpamException(Reason.NO_ADDRESS_AVAILABLE, "no IP addresses available in range set: " + set);
-        }
-        return new Allocation(i, got, set.rangeFor(got).orElseThrow(), false);
     }
 
     // ---------------------------------------------------------------------------------------------- blocks

@@ -7,6 +7,7 @@ import io.jcni.netlink.sys.PeerCredentials;
 import io.jcni.netlink.sys.ThreadDirectory;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
 import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.CancellableCall;

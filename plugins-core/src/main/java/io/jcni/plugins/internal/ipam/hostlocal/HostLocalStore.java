@@ -103,7 +103,7 @@ public final class HostLocalStore implements IpamStore {
     public List<Allocation> allocate(Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
             OnExisting onExisting) throws IpamException {
         Objects.requireNonNull(onExisting, "onExisting");
-        String id = checked(who);
+        String id = ReservationFiles.checked(who);
         List<IpRange> wanted = new ArrayList<>();
         for (RangeSet set : rangeSets) {
             wanted.addAll(set.ranges());
@@ -126,7 +126,7 @@ public final class HostLocalStore implements IpamStore {
      * exactly {@code containerID\r\nifname}; if there are none, legacy files holding only the container ID.
      */
     public List<Reservation> find(Attachment who) throws IpamException {
-        String id = checked(who);
+        String id = ReservationFiles.checked(who);
         return locked(List.of(), new Op<List<Reservation>>() {
             @Override
             public List<Reservation> run(Session s) throws IOException {
@@ -146,7 +146,7 @@ public final class HostLocalStore implements IpamStore {
      * @return the released addresses
      */
     public List<IpAddress> release(Attachment who) throws IpamException {
-        String id = checked(who);
+        String id = ReservationFiles.checked(who);
         return locked(List.of(), new Op<List<IpAddress>>() {
             @Override
             public List<IpAddress> run(Session s) throws IOException {
@@ -322,15 +322,7 @@ public final class HostLocalStore implements IpamStore {
     };
 
     /** The reservations of one attachment, verified against their files. */
-    private static final class Owned {
-        final List<Slot> exact;
-        final List<Slot> legacy;
-
-        Owned(List<Slot> exact, List<Slot> legacy) {
-            this.exact = exact;
-            this.legacy = legacy;
-        }
-
+    private record Owned(List<Slot> exact, List<Slot> legacy) {
         /** Go's FindByID/ReleaseByID matching: exact ones, or else legacy ones. */
         List<Slot> releasable() {
             return exact.isEmpty() ? legacy : exact;
@@ -599,26 +591,4 @@ public final class HostLocalStore implements IpamStore {
             }
         }
     }
-
-    // ---- argument checks ----
-
-    /** The trimmed container ID; refuses what the file format cannot hold. */
-    private static String checked(Attachment who) throws IpamException {
-        String id = ReservationFiles.goTrimSpace(who.containerId());
-        if (id.isEmpty() || hasLineBreak(id)) {
-            throw new IpamException(Reason.INVALID_ARGUMENT,
-                    "container ID \"" + who.containerId() + "\" cannot be stored: empty or with a line break");
-        }
-        String ifname = who.ifname();
-        if (ifname.isEmpty() || hasLineBreak(ifname) || !ReservationFiles.goTrimSpace(ifname).equals(ifname)) {
-            throw new IpamException(Reason.INVALID_ARGUMENT,
-                    "interface name \"" + ifname + "\" cannot be stored: empty, with a line break or white space");
-        }
-        return id;
-    }
-
-    private static boolean hasLineBreak(String s) {
-        return s.indexOf('\r') >= 0 || s.indexOf('\n') >= 0;
-    }
-
 }

@@ -26,6 +26,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
+/*
+ * Over 600 lines on purpose: the index's on-disk layout (header, bitmaps, hash table), its page I/O and its rebuild
+ * share one header (the H_* offsets), one page cache and one commit of dirty pages; split, each part would need the
+ * others' offsets and pages.
+ */
+
 /**
  * The index file, {@code <dataDir>/.jcni/<network>.index}: a hint that makes lookups and allocation independent of
  * how full the network is. The reservation files stay the truth; every index hit is checked against its file, and the

@@ -6,6 +6,8 @@ import io.jcni.netlink.NetNs;
 import io.jcni.netlink.OperState;
 import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
+import io.jcni.plugins.sdk.PluginLog;
+import io.jcni.plugins.sdk.Rollback;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -75,6 +77,8 @@ public final class LeaseManager implements AutoCloseable {
 
     private final Settings settings;
     private final DaemonLog log;
+    /** Where the undo steps of a failed ADD report a failure of their own. */
+    private final PluginLog rollbackLog;
     private final LeaseStore store;
     private final ConcurrentHashMap<String, ManagedLease> leases = new ConcurrentHashMap<>();
     private final AttachmentLocks locks = new AttachmentLocks();
@@ -86,6 +90,7 @@ public final class LeaseManager implements AutoCloseable {
     private LeaseManager(Settings settings, PrintStream log) {
         this.settings = settings;
         this.log = new DaemonLog(log);
+        this.rollbackLog = PluginLog.of("dhcp daemon", log, false);
         this.store = new LeaseStore(settings.stateDir());
         this.scheduler = new ScheduledThreadPoolExecutor(2, new Threads("jcni-dhcp-lease-"));
         scheduler.setRemoveOnCancelPolicy(true);
@@ -256,18 +261,17 @@ public final class LeaseManager implements AutoCloseable {
             ManagedLease lease = new ManagedLease(request.network(), request.containerId(), request.ifName(),
                     request.netns(), id, link.address(), request.args(), request.ipam(), null,
                     ManagedLease.State.BOUND);
-            boolean setUp = !link.isUp();
-            if (setUp) {
-                log.log(lease.describe() + ": link " + request.ifName() + " down, setting it up");
-                container.nl().setUp(link.index());
-            }
-            awaitOperationallyUp(container, link.index());
-            boolean obtained = false;
-            boolean kept = false;
-            try {
+            try (Rollback undo = Rollback.standalone(rollbackLog)) {
+                if (!link.isUp()) {
+                    log.log(lease.describe() + ": link " + request.ifName() + " down, setting it up");
+                    container.nl().setUp(link.index());
+                    undo.onFailure("set " + request.ifName() + " down again", new SetDown(container, link.index()));
+                }
+                awaitOperationallyUp(container, link.index());
                 log.log(lease.describe() + ": acquiring lease");
                 lease.lease = clients.acquire(lease, container.netns(), link.index(), stop(null));
-                obtained = true;
+                undo.onFailure("release the lease on " + request.ifName(),
+                        new Release(lease, container.netns(), link.index()));
                 lease.lease.result(config.priority()); // a lease without a usable result is not kept
                 try {
                     store.write(lease);
@@ -277,22 +281,47 @@ public final class LeaseManager implements AutoCloseable {
                 }
                 leases.put(key, lease);
                 maintenance.schedule(lease, lease.lease.renewAt());
-                kept = true;
+                undo.commit();
                 log.log(lease.describe() + ": lease of " + IpText.format(lease.lease.address())
                         + " acquired, expiration is " + DaemonLog.time(lease.lease.expiresAt()));
                 return lease;
-            } finally {
-                if (!kept) {
-                    if (obtained) {
-                        clients.release(lease, container.netns(), link.index(), stop(null));
-                    }
-                    if (setUp) {
-                        maintenance.setDown(container, link.index());
-                    }
-                }
             }
         } catch (KernelException e) {
             throw new CniException(CniError.IO_FAILURE, "dhcp on " + request.ifName() + ": " + e.getMessage());
+        }
+    }
+
+    /** Undo of ADD: the link set down again (it was down before the ADD). */
+    private final class SetDown implements Rollback.Undo {
+        private final Namespace container;
+        private final int index;
+
+        SetDown(Namespace container, int index) {
+            this.container = container;
+            this.index = index;
+        }
+
+        @Override
+        public void undo() {
+            maintenance.setDown(container, index);
+        }
+    }
+
+    /** Undo of ADD: DHCPRELEASE of a lease obtained before a later step failed. */
+    private final class Release implements Rollback.Undo {
+        private final ManagedLease lease;
+        private final NetNs netns;
+        private final int index;
+
+        Release(ManagedLease lease, NetNs netns, int index) {
+            this.lease = lease;
+            this.netns = netns;
+            this.index = index;
+        }
+
+        @Override
+        public void undo() {
+            clients.release(lease, netns, index, stop(null));
         }
     }
 

@@ -9,6 +9,7 @@ module io.jcni.plugins {
     /** The plugin skeleton, for jcni's plugins and anyone writing a plugin in Java. */
     exports io.jcni.plugins.sdk;
 
-    // The host-local engine is internal; the benchmarks measure it directly.
+    // The host-local engine and its range model are internal; the benchmarks measure them directly.
     exports io.jcni.plugins.internal.ipam.hostlocal to io.jcni.benchmarks;
+    exports io.jcni.plugins.internal.pkg.ipam.ranges to io.jcni.benchmarks;
 }

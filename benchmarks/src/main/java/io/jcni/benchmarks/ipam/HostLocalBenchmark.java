@@ -1,13 +1,13 @@
 package io.jcni.benchmarks.ipam;
 
-import io.jcni.plugins.internal.ipam.hostlocal.Allocation;
-import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
 import io.jcni.plugins.internal.ipam.hostlocal.HostLocalStore;
-import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException;
-import io.jcni.plugins.internal.ipam.hostlocal.OnExisting;
-import io.jcni.plugins.internal.ipam.hostlocal.RangeSet;
-import io.jcni.plugins.internal.ipam.hostlocal.RangeSpec;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSpec;
 import io.jcni.spec.CniException;
 import io.jcni.spec.IpPrefix;
 import java.io.IOException;

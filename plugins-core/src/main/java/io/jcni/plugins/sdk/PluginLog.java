@@ -26,6 +26,14 @@ public final class PluginLog {
         this.debug = debug;
     }
 
+    /**
+     * A log for plugin work done outside a skel's call (a daemon such as dhcp's, a host of plugins): lines on {@code
+     * stderr} prefixed with {@code name}, {@link #debug} lines only if {@code debug}.
+     */
+    public static PluginLog of(String name, OutputStream stderr, boolean debug) {
+        return new PluginLog(name, stderr, debug);
+    }
+
     /** Whether {@link #debug} lines are written. */
     public boolean debugEnabled() {
         return debug;

@@ -43,6 +43,15 @@ public final class Rollback implements AutoCloseable {
         this.log = log;
     }
 
+    /**
+     * A rollback for a multi-step operation outside a plugin call (a daemon's), which its owner commits when the
+     * operation succeeded and closes in any case ({@code try (Rollback undo = Rollback.standalone(log)) { ...;
+     * undo.commit(); }}); failed steps are written to {@code log}.
+     */
+    public static Rollback standalone(PluginLog log) {
+        return new Rollback(log);
+    }
+
     /** Registers {@code undo} (described for the log, e.g. "delete veth veth1234") to run if the ADD fails. */
     public void onFailure(String description, Undo undo) {
         if (committed || closed) {

@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.launcher;
 
 import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.PluginTable;
 import io.jcni.plugins.internal.ipam.dhcp.DaemonServer;
 import io.jcni.plugins.internal.ipam.dhcp.LeaseManager;
 import io.jcni.plugins.sdk.Skel;
@@ -30,7 +31,7 @@ import java.util.Map;
  * class at each start, so a stream or lambda used for bookkeeping here would cost every plugin exec.
  *
  * <p>Arguments: {@code --aot-training <group> <work dir> [<netns path>]}: the calls of the plugins of one AOT group
- * ({@link PluginRegistry#aotGroup}). The work dir (empty, created by the caller) holds host-local's data dir and is
+ * ({@link PluginTable.Group}). The work dir (empty, created by the caller) holds host-local's data dir and is
  * emptied again before returning; a namespace path (given only when the build runs as root) adds loopback calls in
  * that namespace. Nothing else on the host is touched.
  */
@@ -74,87 +75,72 @@ final class AotTraining {
         }
         new FileOutputStream(FileDescriptor.out).getChannel();
         new FileInputStream(FileDescriptor.in).getChannel();
-        if (!PluginRegistry.AOT_GROUPS.contains(group)) {
+        PluginTable.Group trained = group(group);
+        if (trained == null) {
             failures.append("AOT training: unknown group ").append(group).append('\n');
             return;
         }
-        if (group.equals(PluginRegistry.HOST_LOCAL_GROUP) || group.equals(PluginRegistry.BRIDGE_GROUP)
-                || group.equals(PluginRegistry.NETLINK_GROUP) || group.equals(PluginRegistry.DHCP_GROUP)) {
+        if (trained.usesNetlink()) {
             Netlink.prepareInBackground(); // as the launcher does for these plugins' calls
         }
-        if (group.equals(PluginRegistry.VERSION_GROUP)) {
+        if (trained == PluginTable.Group.VERSION) {
             // What every launcher runs for VERSION and for the about text (no CNI_COMMAND).
-            for (String type : PluginRegistry.TYPES) {
-                call(type, env("VERSION"), "", 0);
-                call(type, env(""), "", 0);
+            for (PluginTable plugin : PluginTable.values()) {
+                call(plugin.type(), env("VERSION"), "", 0);
+                call(plugin.type(), env(""), "", 0);
             }
             return;
         }
-        for (String type : PluginRegistry.TYPES) {
-            if (!PluginRegistry.aotGroup(type).equals(group)) {
-                continue;
+        for (PluginTable plugin : PluginTable.values()) {
+            if (plugin.group() == trained) {
+                // The plugin's own classes and the skel's, which every call of it loads.
+                call(plugin.type(), env("VERSION"), "", 0);
+                train(plugin.training());
             }
-            // The plugin's own classes and the skel's, which every call of it loads.
-            call(type, env("VERSION"), "", 0);
-            switch (type) {
-                case "host-local":
-                    hostLocal();
-                    break;
-                case "cluster-ipam":
-                    clusterIpam();
-                    break;
-                case "loopback":
-                    if (!netns.isEmpty()) {
-                        loopback();
+        }
+    }
+
+    private static PluginTable.Group group(String id) {
+        for (PluginTable.Group g : PluginTable.Group.values()) {
+            if (g.id().equals(id)) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** The scenarios of one {@link PluginTable.Training}; those that need a namespace run only with one. */
+    private void train(PluginTable.Training training) {
+        switch (training) {
+            case HOST_LOCAL -> hostLocal();
+            case CLUSTER_IPAM -> clusterIpam();
+            case STATIC -> staticIpam();
+            case DHCP -> dhcp();
+            case LOOPBACK -> {
+                if (!netns.isEmpty()) {
+                    loopback();
+                }
+            }
+            case BRIDGE -> {
+                // Its own group: bridge's scenarios alone (the netlink group's training runs them too, as the first
+                // plugin of its chains).
+                if (!netns.isEmpty()) {
+                    try {
+                        InterfaceTraining.runBridge(work, this);
+                    } catch (IOException | RuntimeException e) {
+                        failures.append("AOT training of bridge failed: ").append(e).append('\n');
                     }
-                    break;
-                case "static":
-                    staticIpam();
-                    break;
-                case "dhcp":
-                    dhcp();
-                    break;
-                case "bridge":
-                    // Its own group: bridge's scenarios alone (the netlink group's training runs them too, as the
-                    // first plugin of its chains).
-                    if (!netns.isEmpty()) {
-                        try {
-                            InterfaceTraining.runBridge(work, this);
-                        } catch (IOException | RuntimeException e) {
-                            failures.append("AOT training of bridge failed: ").append(e).append('\n');
-                        }
-                    }
-                    break;
-                case "bandwidth":
-                case "ptp":
-                case "sbr":
-                case "tap":
-                case "vrf":
-                    if (!netns.isEmpty() && !interfacesTrained) {
-                        interfacePlugins();
-                        interfacesTrained = true;
-                    }
-                    break;
-                case "firewall":
-                    // Trained with the interface plugins (InterfaceTraining), in their namespace: it writes nftables.
-                    if (!netns.isEmpty() && !interfacesTrained) {
-                        interfacePlugins();
-                        interfacesTrained = true;
-                    }
-                    break;
-                case "dummy":
-                case "host-device":
-                case "ipvlan":
-                case "macvlan":
-                case "portmap":
-                case "tuning":
-                case "vlan":
-                    // No scenario of their own here: they start with the netlink classes bridge and ptp load;
-                    // portmap's calls are in InterfaceTraining (they need a bridge in a namespace).
-                    break;
-                default:
-                    failures.append("AOT training: no scenario for plugin ").append(type).append('\n');
-                    break;
+                }
+            }
+            case INTERFACES -> {
+                // bandwidth, firewall (it writes nftables), ptp, sbr, tap, vrf: one run in their namespaces.
+                if (!netns.isEmpty() && !interfacesTrained) {
+                    interfacePlugins();
+                    interfacesTrained = true;
+                }
+            }
+            case VERSION_ONLY -> {
+                // Nothing more (see PluginTable.Training.VERSION_ONLY).
             }
         }
     }

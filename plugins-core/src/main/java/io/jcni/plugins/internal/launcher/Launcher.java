@@ -2,6 +2,7 @@ package io.jcni.plugins.internal.launcher;
 
 import io.jcni.netlink.Netlink;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.PluginTable;
 import io.jcni.plugins.internal.ipam.dhcp.DhcpDaemon;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.spec.CniError;
@@ -27,8 +28,8 @@ public final class Launcher {
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("--aot-groups")) {
             StringBuilder out = new StringBuilder();
-            for (String type : PluginRegistry.TYPES) {
-                out.append(type).append(' ').append(PluginRegistry.aotGroup(type)).append('\n');
+            for (PluginTable plugin : PluginTable.values()) {
+                out.append(plugin.type()).append(' ').append(plugin.group().id()).append('\n');
             }
             System.out.print(out);
             System.out.flush();

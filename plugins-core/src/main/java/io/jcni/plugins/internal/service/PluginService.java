@@ -4,6 +4,7 @@ import io.jcni.netlink.KernelException;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.sys.PeerCredentials;
 import io.jcni.netlink.sys.UnixSocket;
+import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
 import io.jcni.spec.CniError;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -19,13 +20,13 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code jcni serve}: jcni's plugins, resident. Executes plugin calls that jcni's client ({@code dist/cni/bin/<type>})

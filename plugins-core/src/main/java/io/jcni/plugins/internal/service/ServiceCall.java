@@ -7,12 +7,14 @@ import io.jcni.netlink.sys.PeerCredentials;
 import io.jcni.netlink.sys.ThreadDirectory;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
 import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.plugins.sdk.Skel;
 import io.jcni.runtime.CancellableCall;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniJson;
+import io.jcni.spec.Command;
 import io.jcni.spec.JsonObject;
 import io.jcni.spec.JsonString;
 import java.io.OutputStream;
@@ -195,6 +197,7 @@ final class ServiceCall implements Runnable {
             }
         }
         String command = request.variable("CNI_COMMAND");
+        Command verb = Command.parse(command);
         CallWatch watch = service.watch(conn, command + " " + request.type + " of " + describe(request) + " for "
                 + peer);
         Thread caller = watch.enter();
@@ -203,12 +206,12 @@ final class ServiceCall implements Runnable {
         try {
             long waitUntil = System.nanoTime() + service.settings().waitTimeout().toNanos();
             try {
-                if (command.equals("ADD") || command.equals("DEL") || command.equals("CHECK")) {
+                if (verb != null && verb.hasAttachment()) {
                     // The gate first: a GC sent after this call reached the service waits for it, as for one
                     // that runs (the runtime may think it over: it killed its client at its own timeout).
                     pass = waiting(new GateWait(request, false), waitUntil);
                     attachment = waiting(new AttachmentWait(request), waitUntil);
-                } else if (command.equals("GC")) {
+                } else if (verb == Command.GC) {
                     pass = waiting(new GateWait(request, true), waitUntil);
                 }
             } catch (TimeoutException e) {
@@ -222,7 +225,7 @@ final class ServiceCall implements Runnable {
                 return null;
             }
             watch.passed(pass);
-            if (changesState(command)) {
+            if (changesState(verb)) {
                 try {
                     answer(new byte[] {Protocol.ACCEPTED});
                 } catch (KernelException e) {
@@ -360,8 +363,8 @@ final class ServiceCall implements Runnable {
     }
 
     /** ADD, DEL and GC change state; VERSION, CHECK and STATUS (and an unknown command, an error) do not. */
-    private static boolean changesState(String command) {
-        return command.equals("ADD") || command.equals("DEL") || command.equals("GC");
+    private static boolean changesState(Command verb) {
+        return verb == Command.ADD || verb == Command.DEL || verb == Command.GC;
     }
 
     private byte[] run(Skel skel, Request request, NetNs client, CallWatch watch) {

@@ -9,6 +9,7 @@ import io.jcni.netlink.Netlink;
 import io.jcni.netlink.NetlinkHandle;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
+import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
 import io.jcni.plugins.testing.Worlds;
 import io.jcni.runtime.JcniLaunchers;
 import java.io.ByteArrayOutputStream;

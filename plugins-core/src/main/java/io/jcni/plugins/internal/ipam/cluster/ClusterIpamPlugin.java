@@ -1,44 +1,24 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
-import io.jcni.plugins.internal.ipam.hostlocal.Allocation;
-import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
-import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamStore;
-import io.jcni.plugins.internal.ipam.hostlocal.OnExisting;
-import io.jcni.plugins.internal.ipam.hostlocal.RangeConfig;
-import io.jcni.plugins.internal.ipam.hostlocal.RangeSet;
-import io.jcni.plugins.internal.ipam.hostlocal.RangeSpec;
-import io.jcni.plugins.internal.ipam.hostlocal.Reservation;
-import io.jcni.plugins.internal.ipam.hostlocal.ResolvConf;
 import io.jcni.plugins.internal.pkg.ipam.IpamFields;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeConfig;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeIpamPlugin;
 import io.jcni.plugins.sdk.CallerPath;
-import io.jcni.plugins.sdk.CniPlugin;
 import io.jcni.plugins.sdk.CniRequest;
-import io.jcni.plugins.sdk.Rollback;
-import io.jcni.plugins.sdk.Timing;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniNames;
-import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
-import io.jcni.spec.Dns;
-import io.jcni.spec.GcAttachment;
-import io.jcni.spec.IpConfig;
 import io.jcni.spec.IpPrefix;
-import io.jcni.spec.Json;
-import io.jcni.spec.JsonNull;
-import io.jcni.spec.PluginConfig;
-import io.jcni.spec.Result;
-import io.jcni.spec.Route;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The {@code cluster-ipam} IPAM plugin: host-local's ranges, allocated for a whole cluster from etcd (the store is
@@ -59,20 +39,22 @@ import java.util.Optional;
  * host-local's messages when no address is left or a requested one is taken; STATUS answers 50 when etcd is not
  * usable. Nothing is written to etcd by a call that fails.
  */
-public final class ClusterIpamPlugin implements CniPlugin {
+public final class ClusterIpamPlugin extends RangeIpamPlugin<ClusterIpamPlugin.Config> {
     /** The environment variable naming the node, when {@code nodeName} is not configured. */
     public static final String NODE_ENV = "JCNI_NODE_NAME";
 
     /** The configuration after every override. */
-    record Config(String network, List<List<RangeSpec>> rangeSets, List<IpAddress> requested, List<Route> routes,
-            String resolvConf, ClusterStore.Settings settings, EtcdConfig etcd) {
+    record Config(Ranges ranges, ClusterStore.Settings settings, EtcdConfig etcd) {
     }
 
-    static Config load(CniRequest request) throws CniException {
-        PluginConfig config = request.config();
-        ConfigNode ipam = IpamFields.ipam(config);
-        List<IpAddress> requested = RangeConfig.requested(request);
-        List<List<RangeSpec>> sets = RangeConfig.rangeSets(config, ipam);
+    public ClusterIpamPlugin() {
+        super("cluster-ipam", "etcd");
+    }
+
+    @Override
+    protected Config load(CniRequest request) throws CniException {
+        Ranges ranges = Ranges.load(request);
+        ConfigNode ipam = IpamFields.ipam(request.config());
         List<IpPrefix> exclude = new ArrayList<>();
         List<String> excluded = ipam.stringList("exclude");
         for (int i = 0; i < excluded.size(); i++) {
@@ -97,9 +79,18 @@ public final class ClusterIpamPlugin implements CniPlugin {
             }
         }
         EtcdConfig etcd = EtcdConfig.load(ipam);
-        return new Config(config.requireName(), sets, requested, IpamFields.routes(ipam),
-                ipam.string("resolvConf").orElse(""), new ClusterStore.Settings(node, v4, v6, ttl,
-                        List.copyOf(exclude), importDir), etcd);
+        return new Config(ranges, new ClusterStore.Settings(node, v4, v6, ttl, List.copyOf(exclude), importDir),
+                etcd);
+    }
+
+    @Override
+    protected Ranges ranges(Config config) {
+        return config.ranges();
+    }
+
+    @Override
+    protected IpamStore open(Config config) {
+        return ClusterStore.open(config.etcd(), config.ranges().network(), config.settings());
     }
 
     /** {@code nodeName}, else the request's {@code JCNI_NODE_NAME}, else the kernel's host name. */
@@ -130,128 +121,14 @@ public final class ClusterIpamPlugin implements CniPlugin {
         return s.length() <= 253 && CniNames.isValidName(s);
     }
 
-    private static IpamStore open(Config config) {
-        return ClusterStore.open(config.etcd(), config.network(), config.settings());
-    }
-
-    // ------------------------------------------------------------------------------------------ verbs
-
-    @Override
-    public CniResult add(CniRequest request) throws CniException {
-        Config config = load(request);
-        List<RangeSet> sets = RangeConfig.canonical(config.rangeSets(), request.cniVersion());
-        Dns dns = config.resolvConf().isEmpty() ? Dns.EMPTY : ResolvConf.read(config.resolvConf());
-        Timing.phase("config");
-        Attachment who = attachment(request);
-        List<Allocation> allocations;
-        try (IpamStore store = open(config)) {
-            allocations = store.allocate(who, sets, config.requested(), OnExisting.REUSE);
-        } catch (IpamException e) {
-            throw RangeConfig.failure(e);
-        }
-        Timing.phase("etcd");
-        List<IpConfig> ips = Allocation.ipConfigs(allocations);
-        if (Allocation.allNew(allocations)) {
-            request.rollback().onFailure("release the addresses of " + request.containerId() + "/" + request.ifName(),
-                    new Release(config, who));
-        }
-        return new Result(List.of(), ips, config.routes(), dns);
-    }
-
-    @Override
-    public void del(CniRequest request) throws CniException {
-        Config config = load(request);
-        try (IpamStore store = open(config)) {
-            store.release(attachment(request));
-        } catch (IpamException e) {
-            throw RangeConfig.failure(e);
-        }
-    }
-
-    @Override
-    public void check(CniRequest request) throws CniException {
-        Config config = load(request);
-        List<Reservation> found;
-        try (IpamStore store = open(config)) {
-            found = store.find(attachment(request));
-        } catch (IpamException e) {
-            throw RangeConfig.failure(e);
-        }
-        if (found.isEmpty()) {
-            throw new CniException(CniError.INTERNAL,
-                    "cluster-ipam: Failed to find address added by container " + request.containerId());
-        }
-    }
-
-    @Override
-    public void gc(CniRequest request) throws CniException {
-        Config config = load(request);
-        requireValidAttachments(request.config());
-        List<Attachment> valid = new ArrayList<>();
-        for (GcAttachment attachment : request.config().validAttachments()) {
-            valid.add(new Attachment(attachment.containerId(), attachment.ifName()));
-        }
-        List<Reservation> released;
-        try (IpamStore store = open(config)) {
-            released = store.gc(valid);
-        } catch (IpamException e) {
-            throw RangeConfig.failure(e);
-        }
-        if (request.log().debugEnabled()) {
-            for (Reservation reservation : released) {
-                request.log().debug("GC released " + reservation.address() + " of \"" + reservation.containerId()
-                        + "\"");
-            }
-        }
-    }
-
     /** Ready when etcd answers (and this node's liveness is refreshed): 50 otherwise. */
     @Override
     public void status(CniRequest request) throws CniException {
         Config config = load(request);
-        try (ClusterStore store = ClusterStore.open(config.etcd(), config.network(), config.settings())) {
+        try (ClusterStore store = ClusterStore.open(config.etcd(), config.ranges().network(), config.settings())) {
             store.heartbeat();
         } catch (IpamException e) {
             throw new CniException(CniError.PLUGIN_NOT_AVAILABLE, e.getMessage());
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ helpers
-
-    /** As host-local: a GC without the list of valid attachments would release everything; refused (code 7). */
-    private static void requireValidAttachments(PluginConfig config) throws CniException {
-        if (present(config, PluginConfig.VALID_ATTACHMENTS) || present(config, PluginConfig.LEGACY_ATTACHMENTS)) {
-            return;
-        }
-        throw new CniException(CniError.INVALID_NETWORK_CONFIG, "GC needs " + PluginConfig.VALID_ATTACHMENTS,
-                "without the list of attachments that are still valid, cluster-ipam cannot tell what to release;"
-                        + " nothing was released");
-    }
-
-    private static boolean present(PluginConfig config, String key) {
-        Optional<Json> value = config.get(key);
-        return value.isPresent() && !(value.get() instanceof JsonNull);
-    }
-
-    private static Attachment attachment(CniRequest request) {
-        return new Attachment(request.containerId(), request.ifName());
-    }
-
-    /** Rollback step of ADD (a named class: no lambdas on the start-up path). */
-    private static final class Release implements Rollback.Undo {
-        private final Config config;
-        private final Attachment who;
-
-        Release(Config config, Attachment who) {
-            this.config = config;
-            this.who = who;
-        }
-
-        @Override
-        public void undo() throws IpamException {
-            try (IpamStore store = open(config)) {
-                store.release(who);
-            }
         }
     }
 }

@@ -208,7 +208,10 @@ final class EtcdClient implements AutoCloseable {
                     throw new EtcdException(Kind.AUTH, "etcd " + endpoint + " refused " + path + ": " + message
                             + (config.credentialsFile() == null ? " (no credentialsFile is configured)" : ""));
                 }
-                throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": " + message);
+                // etcd's ErrGRPCLeaseNotFound ("requested lease not found", gRPC code 5, NotFound): a lease that expired.
+                Kind kind = code == 5 || message.contains("requested lease not found") ? Kind.LEASE_NOT_FOUND
+                        : Kind.PROTOCOL;
+                throw new EtcdException(kind, "etcd " + endpoint + " " + path + ": " + message);
             }
         } finally {
             lock.unlock();

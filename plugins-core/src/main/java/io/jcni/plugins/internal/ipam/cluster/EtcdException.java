@@ -22,7 +22,12 @@ final class EtcdException extends Exception {
         /** A key holds a value that is not a record of this plugin (a corrupted or foreign key). */
         CORRUPT,
         /** The TLS or credentials files cannot be read. */
-        CONFIG
+        CONFIG,
+        /**
+         * A write names a lease that no longer exists (it expired between its grant and the write): the write did not
+         * happen, and a retry with a new lease can succeed.
+         */
+        LEASE_NOT_FOUND
     }
 
     private final Kind kind;

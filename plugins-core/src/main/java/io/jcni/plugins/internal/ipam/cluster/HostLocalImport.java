@@ -1,9 +1,9 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
-import io.jcni.plugins.internal.ipam.hostlocal.Attachment;
-import io.jcni.plugins.internal.ipam.hostlocal.IpAddress;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException;
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
 import io.jcni.runtime.internal.files.IoText;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,9 +1,11 @@
 /**
  * The {@code cluster-ipam} IPAM plugin: host-local's ranges ({@link
- * io.jcni.plugins.internal.ipam.hostlocal.RangeConfig}, the same range model and Go's messages), allocated for a
+ * io.jcni.plugins.internal.pkg.ipam.ranges.RangeConfig}, the same range model and Go's messages), allocated for a
  * whole cluster from etcd. {@link io.jcni.plugins.internal.ipam.cluster.ClusterIpamPlugin} reads the config, {@link
  * io.jcni.plugins.internal.ipam.cluster.ClusterStore} is the store (an {@link
- * io.jcni.plugins.internal.ipam.hostlocal.IpamStore}, as host-local's {@code HostLocalStore} is), {@link
+ * io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore}, as host-local's {@code HostLocalStore} is; its parts are
+ * {@code ClusterKeys}, {@code AllocationRead}, {@code RangeRegistry}, {@code Blocks}, {@code NodeLiveness}, {@code
+ * Reclaim} and {@code ClusterEtcd}), {@link
  * io.jcni.plugins.internal.ipam.cluster.EtcdClient} speaks etcd v3's JSON gateway over {@link
  * io.jcni.plugins.internal.ipam.cluster.HttpChannel}.
  *

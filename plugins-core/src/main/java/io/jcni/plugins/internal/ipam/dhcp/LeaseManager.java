@@ -4,8 +4,10 @@ import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.NetNs;
 import io.jcni.netlink.OperState;
-import io.jcni.netlink.sys.PacketSocket;
+import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
+import io.jcni.plugins.sdk.PluginLog;
+import io.jcni.plugins.sdk.Rollback;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
@@ -22,7 +24,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,7 +45,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stops answering affects renewals only; they are retried, logged, and end as described above.
  *
  * <p>Threads: requests run on their callers' threads; maintenance on a small scheduled pool of daemon threads. ADD,
- * DEL, CHECK and maintenance of one attachment exclude each other ({@link KeyLocks}); different attachments never
+ * DEL, CHECK and maintenance of one attachment exclude each other ({@link AttachmentLocks}); different attachments never
  * wait for each other. Memory: a few kilobytes per lease; one packet socket (64 KiB of native buffer) per running
  * exchange, closed after it.
  */
@@ -72,28 +73,30 @@ public final class LeaseManager implements AutoCloseable {
         }
     }
 
-    /** RFC 2131's floor for the pause between two renewal or rebinding tries. */
-    private static final long MIN_RETRY_MILLIS = 60_000;
-    private static final long FAST_RETRY_MILLIS = 2_000;
-    private static final int FAST_RETRIES = 4;
-    private static final long FIRST_BACKOFF_MILLIS = 4_000;
     private static final long CARRIER_WAIT_MILLIS = 3_000;
 
     private final Settings settings;
     private final DaemonLog log;
+    /** Where the undo steps of a failed ADD report a failure of their own. */
+    private final PluginLog rollbackLog;
     private final LeaseStore store;
     private final ConcurrentHashMap<String, ManagedLease> leases = new ConcurrentHashMap<>();
-    private final KeyLocks locks = new KeyLocks();
+    private final AttachmentLocks locks = new AttachmentLocks();
     private final ScheduledThreadPoolExecutor scheduler;
+    private final LeaseClients clients;
+    private final LeaseMaintenance maintenance;
     private volatile boolean closed;
 
     private LeaseManager(Settings settings, PrintStream log) {
         this.settings = settings;
         this.log = new DaemonLog(log);
+        this.rollbackLog = PluginLog.of("dhcp daemon", log, false);
         this.store = new LeaseStore(settings.stateDir());
         this.scheduler = new ScheduledThreadPoolExecutor(2, new Threads("jcni-dhcp-lease-"));
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.clients = new LeaseClients(settings, this.log);
+        this.maintenance = new LeaseMaintenance(this, store, clients, locks, this.log, scheduler);
     }
 
     /**
@@ -204,11 +207,11 @@ public final class LeaseManager implements AutoCloseable {
         log.log(created.describe() + ": the plugin went away before the answer, releasing the lease");
         String key = created.key();
         created.stopped = true;
-        try (KeyLocks.Held held = locks.lock(key)) {
+        try (AttachmentLocks.Held held = locks.lock(key)) {
             if (!leases.remove(key, created)) {
                 return; // already DELeted (and maybe added again): not this answer's any more
             }
-            cancel(created);
+            LeaseMaintenance.cancel(created);
             release(created);
             try {
                 store.delete(key);
@@ -223,7 +226,7 @@ public final class LeaseManager implements AutoCloseable {
     private Answer add(DaemonProtocol.Request request) throws CniException {
         String key = ManagedLease.key(request.network(), request.containerId(), request.ifName());
         DhcpConfig config = DhcpConfig.of(io.jcni.spec.ConfigNode.at(request.ipam(), "ipam"));
-        try (KeyLocks.Held held = locks.lock(key)) {
+        try (AttachmentLocks.Held held = locks.lock(key)) {
             if (closed) {
                 throw new CniException(CniError.TRY_AGAIN_LATER, "the dhcp daemon is stopping");
             }
@@ -258,18 +261,17 @@ public final class LeaseManager implements AutoCloseable {
             ManagedLease lease = new ManagedLease(request.network(), request.containerId(), request.ifName(),
                     request.netns(), id, link.address(), request.args(), request.ipam(), null,
                     ManagedLease.State.BOUND);
-            boolean setUp = !link.isUp();
-            if (setUp) {
-                log.log(lease.describe() + ": link " + request.ifName() + " down, setting it up");
-                container.nl().setUp(link.index());
-            }
-            awaitOperationallyUp(container, link.index());
-            boolean obtained = false;
-            boolean kept = false;
-            try {
+            try (Rollback undo = Rollback.standalone(rollbackLog)) {
+                if (!link.isUp()) {
+                    log.log(lease.describe() + ": link " + request.ifName() + " down, setting it up");
+                    container.nl().setUp(link.index());
+                    undo.onFailure("set " + request.ifName() + " down again", new SetDown(container, link.index()));
+                }
+                awaitOperationallyUp(container, link.index());
                 log.log(lease.describe() + ": acquiring lease");
-                lease.lease = acquireWithRetries(lease, container.netns(), link.index());
-                obtained = true;
+                lease.lease = clients.acquire(lease, container.netns(), link.index(), stop(null));
+                undo.onFailure("release the lease on " + request.ifName(),
+                        new Release(lease, container.netns(), link.index()));
                 lease.lease.result(config.priority()); // a lease without a usable result is not kept
                 try {
                     store.write(lease);
@@ -278,23 +280,48 @@ public final class LeaseManager implements AutoCloseable {
                             IoText.reason(e));
                 }
                 leases.put(key, lease);
-                schedule(lease, lease.lease.renewAt());
-                kept = true;
+                maintenance.schedule(lease, lease.lease.renewAt());
+                undo.commit();
                 log.log(lease.describe() + ": lease of " + IpText.format(lease.lease.address())
                         + " acquired, expiration is " + DaemonLog.time(lease.lease.expiresAt()));
                 return lease;
-            } finally {
-                if (!kept) {
-                    if (obtained) {
-                        releaseNow(lease, container.netns(), link.index());
-                    }
-                    if (setUp) {
-                        setDown(container, link.index());
-                    }
-                }
             }
         } catch (KernelException e) {
             throw new CniException(CniError.IO_FAILURE, "dhcp on " + request.ifName() + ": " + e.getMessage());
+        }
+    }
+
+    /** Undo of ADD: the link set down again (it was down before the ADD). */
+    private final class SetDown implements Rollback.Undo {
+        private final Namespace container;
+        private final int index;
+
+        SetDown(Namespace container, int index) {
+            this.container = container;
+            this.index = index;
+        }
+
+        @Override
+        public void undo() {
+            maintenance.setDown(container, index);
+        }
+    }
+
+    /** Undo of ADD: DHCPRELEASE of a lease obtained before a later step failed. */
+    private final class Release implements Rollback.Undo {
+        private final ManagedLease lease;
+        private final NetNs netns;
+        private final int index;
+
+        Release(ManagedLease lease, NetNs netns, int index) {
+            this.lease = lease;
+            this.netns = netns;
+            this.index = index;
+        }
+
+        @Override
+        public void undo() {
+            clients.release(lease, netns, index, stop(null));
         }
     }
 
@@ -320,55 +347,6 @@ public final class LeaseManager implements AutoCloseable {
         }
     }
 
-    /**
-     * Go's {@code backoffRetry} around one acquisition: tries until one succeeds or the resend timeout passes; after a
-     * failed try it waits 2 s (±1 s) four times, then 4 s, 8 s... up to the resend maximum (±1 s).
-     */
-    private Lease acquireWithRetries(ManagedLease lease, NetNs netns, int ifIndex) throws CniException {
-        long start = System.currentTimeMillis();
-        long deadline = start + settings.resendTimeoutMillis();
-        Stop stop = new Stop(this, null);
-        DhcpFailure last = null;
-        try (PacketSocket socket = PacketSocket.openUdp(netns, ifIndex, Ipv4Udp.CLIENT_PORT)) {
-            DhcpClient client = new DhcpClient(socket, lease.mac, lease.clientId(), lease.prepared,
-                    settings.broadcast(), stop, lease.ifName);
-            long backoff = FIRST_BACKOFF_MILLIS;
-            int fast = FAST_RETRIES;
-            while (true) {
-                long now = System.currentTimeMillis();
-                try {
-                    return client.acquire(null, Math.min(deadline, now + settings.timeoutMillis()));
-                } catch (DhcpFailure f) {
-                    if (f.kind() == DhcpFailure.Kind.STOPPED) {
-                        throw new CniException(CniError.TRY_AGAIN_LATER, "the dhcp daemon is stopping");
-                    }
-                    if (f.kind() == DhcpFailure.Kind.LINK) {
-                        throw new CniException(CniError.IO_FAILURE, f.getMessage());
-                    }
-                    last = f;
-                    log.log(lease.describe() + ": " + f.getMessage());
-                }
-                long pause = (fast > 0 ? FAST_RETRY_MILLIS : backoff) - 1000
-                        + ThreadLocalRandom.current().nextLong(2001);
-                if (fast > 0) {
-                    fast--;
-                } else {
-                    backoff = Math.min(settings.resendMaxMillis(), backoff * 2);
-                }
-                if (System.currentTimeMillis() + pause >= deadline) {
-                    break;
-                }
-                if (!sleep(pause, stop)) {
-                    throw new CniException(CniError.TRY_AGAIN_LATER, "the dhcp daemon is stopping");
-                }
-            }
-        }
-        throw new CniException(CniError.TRY_AGAIN_LATER, "no DHCP lease on " + lease.ifName + " within "
-                + (System.currentTimeMillis() - start) / 1000 + " s: " + last.getMessage(),
-                "the daemon tried for its resend timeout of " + settings.resendTimeoutMillis() / 1000
-                        + " s (dhcp daemon -resendtimeout); is a DHCP server reachable from this link?");
-    }
-
     // -------------------------------------------------------------------------------------------- DEL, CHECK, GC
 
     private void del(String key) throws CniException {
@@ -376,11 +354,11 @@ public final class LeaseManager implements AutoCloseable {
         if (early != null) {
             early.stopped = true; // a running renewal gives up within DhcpClient.POLL_MILLIS
         }
-        try (KeyLocks.Held held = locks.lock(key)) {
+        try (AttachmentLocks.Held held = locks.lock(key)) {
             ManagedLease lease = leases.remove(key);
             if (lease != null) {
                 lease.stopped = true;
-                cancel(lease);
+                LeaseMaintenance.cancel(lease);
                 if (lease.state == ManagedLease.State.BOUND) {
                     release(lease);
                 }
@@ -396,7 +374,7 @@ public final class LeaseManager implements AutoCloseable {
 
     private Result check(DaemonProtocol.Request request) throws CniException {
         String key = ManagedLease.key(request.network(), request.containerId(), request.ifName());
-        try (KeyLocks.Held held = locks.lock(key)) {
+        try (AttachmentLocks.Held held = locks.lock(key)) {
             ManagedLease lease = leases.get(key);
             if (lease == null) {
                 throw new CniException(CniError.FIRST_PLUGIN_SPECIFIC, "dhcp: no lease for " + request.containerId()
@@ -447,163 +425,10 @@ public final class LeaseManager implements AutoCloseable {
         }
     }
 
-    // -------------------------------------------------------------------------------------------- maintenance
-
-    private void schedule(ManagedLease lease, long at) {
-        if (closed || lease.stopped || at == Long.MAX_VALUE) {
-            return;
-        }
-        cancel(lease);
-        long delay = Math.max(0, at - System.currentTimeMillis());
-        lease.next = scheduler.schedule(new Maintain(this, lease), delay, TimeUnit.MILLISECONDS);
-    }
-
-    private static void cancel(ManagedLease lease) {
-        if (lease.next != null) {
-            lease.next.cancel(false);
-            lease.next = null;
-        }
-    }
-
-    /** A lease's next step, on the scheduler. A named class: no lambdas in this module. */
-    private static final class Maintain implements Runnable {
-        private final LeaseManager manager;
-        private final ManagedLease lease;
-
-        Maintain(LeaseManager manager, ManagedLease lease) {
-            this.manager = manager;
-            this.lease = lease;
-        }
-
-        @Override
-        public void run() {
-            try (KeyLocks.Held held = manager.locks.lock(lease.key())) {
-                if (manager.closed || lease.stopped || manager.leases.get(lease.key()) != lease) {
-                    return;
-                }
-                lease.next = null;
-                manager.step(lease);
-            } catch (RuntimeException e) { // CniException is one since the library work
-                manager.log.log(lease.describe() + ": maintenance failed, trying again in a minute: "
-                        + e.getMessage());
-                manager.schedule(lease, System.currentTimeMillis() + MIN_RETRY_MILLIS);
-            }
-        }
-    }
-
-    /**
-     * One step of a held lease, under its attachment's lock: renew at T1, rebind from T2, expire at the end; drop the
-     * lease when its link is gone.
-     */
-    private void step(ManagedLease managed) throws CniException {
-        if (managed.state != ManagedLease.State.BOUND) {
-            return;
-        }
-        Optional<AttachmentLink> found = AttachmentLink.find(settings.hostPrefix() + managed.netns, managed.netnsId,
-                managed.ifName, managed.mac);
-        if (found.isEmpty()) {
-            log.log(managed.describe() + ": interface " + managed.ifName
-                    + " no longer exists, terminating lease maintenance");
-            forget(managed, null);
-            return;
-        }
-        try (AttachmentLink link = found.get()) {
-            Lease lease = managed.lease;
-            long now = System.currentTimeMillis();
-            if (now < lease.renewAt()) {
-                schedule(managed, lease.renewAt());
-                return;
-            }
-            if (now >= lease.expiresAt()) {
-                expire(managed, link);
-                return;
-            }
-            boolean rebinding = now >= lease.rebindAt();
-            long until = rebinding ? lease.expiresAt() : lease.rebindAt();
-            try (PacketSocket socket = PacketSocket.openUdp(link.netns(), link.link.index(), Ipv4Udp.CLIENT_PORT)) {
-                DhcpClient client = new DhcpClient(socket, managed.mac, managed.clientId(), managed.prepared,
-                        settings.broadcast(), new Stop(this, managed), managed.ifName);
-                log.log(managed.describe() + (rebinding ? ": rebinding lease" : ": renewing lease"));
-                long window = Math.min(until, now + settings.timeoutMillis());
-                Lease fresh = rebinding ? client.rebind(lease, window) : client.renew(lease, window);
-                commit(managed, fresh, rebinding ? "rebound" : "renewed");
-            } catch (DhcpFailure f) {
-                if (f.kind() == DhcpFailure.Kind.STOPPED) {
-                    return;
-                }
-                log.log(managed.describe() + ": " + f.getMessage());
-                if (f.kind() == DhcpFailure.Kind.NAK) {
-                    regain(managed, link);
-                    return;
-                }
-                long after = System.currentTimeMillis();
-                long left = until - after;
-                schedule(managed, after + Math.max(Math.min(MIN_RETRY_MILLIS, left), left / 2));
-            }
-        } catch (KernelException e) {
-            log.log(managed.describe() + ": " + e.getMessage() + "; trying again in a minute");
-            schedule(managed, System.currentTimeMillis() + MIN_RETRY_MILLIS);
-        }
-    }
-
-    private void commit(ManagedLease managed, Lease fresh, String how) {
-        managed.lease = fresh;
-        try {
-            store.write(managed);
-        } catch (IOException e) {
-            // The lease is held; a daemon restarted now would renew earlier than needed, which is harmless.
-            log.log(managed.describe() + ": cannot record the " + how + " lease: " + IoText.reason(e));
-        }
-        log.log(managed.describe() + ": lease " + how + ", expiration is " + DaemonLog.time(fresh.expiresAt()));
-        schedule(managed, fresh.renewAt());
-    }
-
-    /**
-     * After a DHCPNAK the address is not ours any more (RFC 2131 4.4.5): one acquisition asking for it again. The
-     * same address back keeps the lease; anything else ends it as an expiry does (the container's address cannot
-     * change under it).
-     */
-    private void regain(ManagedLease managed, AttachmentLink link) {
-        try (PacketSocket socket = PacketSocket.openUdp(link.netns(), link.link.index(), Ipv4Udp.CLIENT_PORT)) {
-            DhcpClient client = new DhcpClient(socket, managed.mac, managed.clientId(), managed.prepared,
-                    settings.broadcast(), new Stop(this, managed), managed.ifName);
-            Lease fresh = client.acquire(managed.lease.address(), System.currentTimeMillis()
-                    + settings.timeoutMillis());
-            if (java.util.Arrays.equals(fresh.address(), managed.lease.address())) {
-                commit(managed, fresh, "regained");
-                return;
-            }
-            log.log(managed.describe() + ": the server offers " + IpText.format(fresh.address()) + " instead of "
-                    + IpText.format(managed.lease.address()) + "; releasing it");
-            client.release(fresh);
-        } catch (DhcpFailure f) {
-            if (f.kind() == DhcpFailure.Kind.STOPPED) {
-                return;
-            }
-            log.log(managed.describe() + ": " + f.getMessage());
-        } catch (KernelException e) {
-            log.log(managed.describe() + ": " + e.getMessage());
-        }
-        expire(managed, link);
-    }
-
-    /** Go's end of a lease: "lease expired, bringing interface DOWN"; kept (as expired) until DEL. */
-    private void expire(ManagedLease managed, AttachmentLink link) {
-        log.log(managed.describe() + ": lease of " + IpText.format(managed.lease.address())
-                + " expired, bringing interface " + managed.ifName + " DOWN");
-        managed.state = ManagedLease.State.EXPIRED;
-        setDown(link.namespace, link.link.index());
-        try {
-            store.write(managed);
-        } catch (IOException e) {
-            log.log(managed.describe() + ": cannot record the expiry: " + IoText.reason(e));
-        }
-    }
-
     /** Drops a lease without a release (its link is gone, or it expired): out of memory and off the disk. */
-    private void forget(ManagedLease managed, String why) {
+    void forget(ManagedLease managed, String why) {
         managed.stopped = true;
-        cancel(managed);
+        LeaseMaintenance.cancel(managed);
         leases.remove(managed.key(), managed);
         if (why != null) {
             log.log(managed.describe() + ": " + why);
@@ -632,25 +457,7 @@ public final class LeaseManager implements AutoCloseable {
             return;
         }
         try (AttachmentLink link = found.get()) {
-            releaseNow(managed, link.netns(), link.link.index());
-        }
-    }
-
-    private void releaseNow(ManagedLease managed, NetNs netns, int ifIndex) {
-        log.log(managed.describe() + ": releasing lease of " + IpText.format(managed.lease.address()));
-        try (PacketSocket socket = PacketSocket.openUdp(netns, ifIndex, Ipv4Udp.CLIENT_PORT)) {
-            new DhcpClient(socket, managed.mac, managed.clientId(), managed.prepared, settings.broadcast(),
-                    new Stop(this, null), managed.ifName).release(managed.lease);
-        } catch (DhcpFailure | KernelException e) {
-            log.log(managed.describe() + ": failed to release DHCP lease: " + e.getMessage());
-        }
-    }
-
-    private void setDown(Namespace namespace, int index) {
-        try {
-            namespace.nl().setDown(index);
-        } catch (KernelException e) {
-            log.log("cannot set link " + index + " in " + namespace.path() + " down: " + e.getMessage());
+            clients.release(managed, link.netns(), link.link.index(), stop(null));
         }
     }
 
@@ -668,7 +475,7 @@ public final class LeaseManager implements AutoCloseable {
                 log.log("skipping lease file " + file + ": " + e.getMessage());
                 continue;
             }
-            try (KeyLocks.Held held = locks.lock(lease.key())) {
+            try (AttachmentLocks.Held held = locks.lock(lease.key())) {
                 leases.put(lease.key(), lease);
                 if (lease.state != ManagedLease.State.BOUND) {
                     log.log(lease.describe() + ": resumed, expired");
@@ -676,7 +483,7 @@ public final class LeaseManager implements AutoCloseable {
                 }
                 log.log(lease.describe() + ": resumed lease of " + IpText.format(lease.lease.address())
                         + ", expiration is " + DaemonLog.time(lease.lease.expiresAt()));
-                schedule(lease, System.currentTimeMillis()); // checks the link, and renews what is due
+                maintenance.schedule(lease, System.currentTimeMillis()); // checks the link, and renews what is due
             } catch (RuntimeException e) {
                 log.log(lease.describe() + ": cannot resume: " + e.getMessage());
             }
@@ -698,21 +505,19 @@ public final class LeaseManager implements AutoCloseable {
         }
     }
 
-    private static boolean sleep(long millis, Stop stop) {
-        long end = System.currentTimeMillis() + millis;
-        while (!stop.stopped()) {
-            long left = end - System.currentTimeMillis();
-            if (left <= 0) {
-                return true;
-            }
-            try {
-                Thread.sleep(Math.min(left, DhcpClient.POLL_MILLIS));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
+    /** Whether the manager is closing or closed. */
+    boolean closed() {
+        return closed;
+    }
+
+    /** Whether {@code lease} is still the one held for its attachment. */
+    boolean holds(ManagedLease lease) {
+        return leases.get(lease.key()) == lease;
+    }
+
+    /** What ends an exchange: the manager closing, or, for a lease's maintenance ({@code lease} not null), its DEL. */
+    DhcpClient.Stop stop(ManagedLease lease) {
+        return new Stop(this, lease);
     }
 
     /** Stops an exchange when the manager closes or, for a lease's maintenance, when the lease is stopped. */

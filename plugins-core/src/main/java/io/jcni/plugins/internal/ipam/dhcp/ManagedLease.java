@@ -14,7 +14,7 @@ import java.util.concurrent.ScheduledFuture;
  * {@link Lease} and the maintenance state. Everything but the runtime fields ({@link #stopped}, {@link #next}) is
  * what {@link LeaseStore} writes to disk.
  *
- * <p>Threads: {@link #lease} and {@link #state} change only under the attachment's lock ({@link KeyLocks});
+ * <p>Threads: {@link #lease} and {@link #state} change only under the attachment's lock ({@link io.jcni.plugins.internal.pkg.locks.AttachmentLocks});
  * {@link #stopped} is set without it, so that a DEL can make a running exchange give up before it waits for the lock.
  */
 final class ManagedLease {

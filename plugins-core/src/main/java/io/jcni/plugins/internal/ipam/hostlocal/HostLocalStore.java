@@ -1,9 +1,19 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
 import io.jcni.plugins.internal.ipam.hostlocal.ReservationFiles.Found;
 import io.jcni.plugins.internal.ipam.hostlocal.StoreIndex.Entry;
 import io.jcni.plugins.internal.ipam.hostlocal.StoreIndex.Slot;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpRange;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeAllocator;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Reservation;
 import io.jcni.runtime.internal.files.IoText;
 import io.jcni.spec.CniNames;
 import java.io.IOException;
@@ -81,14 +91,10 @@ public final class HostLocalStore implements IpamStore {
     }
 
     /**
-     * Allocates one address per range set for {@code who}, as Go host-local's ADD does.
-     *
-     * <p>For range set {@code i}: if an address of {@code requested} lies in it, that address is reserved (refused if
-     * it is the range's gateway or taken); otherwise, if {@code who} already holds an address of the set, {@code
-     * onExisting} decides; otherwise the set is walked round-robin from the address after {@code
-     * last_reserved_ip.<i>} (from the first range's start if that file is missing or outside the set), skipping
-     * gateways, and the first free address is reserved. Requested addresses that fit no set fail the call. On any
-     * failure, addresses this call reserved are released again and nothing else changes.
+     * Allocates one address per range set for {@code who}, as Go host-local's ADD does: the rules are {@link
+     * RangeAllocator}'s; a new address is the first free one in Go's round-robin order from the address after
+     * {@code last_reserved_ip.<i>} (from the first range's start if that file is missing or outside the set),
+     * skipping gateways. On any failure, addresses this call reserved are released again and nothing else changes.
      *
      * @param requested specific addresses wanted (CNI_ARGS {@code IP}, {@code args.cni.ips}, the {@code ips}
      *     capability), at most one per range set
@@ -97,21 +103,15 @@ public final class HostLocalStore implements IpamStore {
     public List<Allocation> allocate(Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
             OnExisting onExisting) throws IpamException {
         Objects.requireNonNull(onExisting, "onExisting");
-        String id = checked(who);
+        String id = ReservationFiles.checked(who);
         List<IpRange> wanted = new ArrayList<>();
         for (RangeSet set : rangeSets) {
             wanted.addAll(set.ranges());
         }
-        List<IpAddress> pending = new ArrayList<>();
-        for (IpAddress ip : requested) {
-            if (!pending.contains(ip)) {
-                pending.add(ip);
-            }
-        }
         return locked(wanted, new Op<List<Allocation>>() {
             @Override
             public List<Allocation> run(Session s) throws IOException, IpamException {
-                return s.allocate(id, who, rangeSets, pending, onExisting);
+                return s.allocate(id, who, rangeSets, requested, onExisting);
             }
 
             @Override
@@ -126,7 +126,7 @@ public final class HostLocalStore implements IpamStore {
      * exactly {@code containerID\r\nifname}; if there are none, legacy files holding only the container ID.
      */
     public List<Reservation> find(Attachment who) throws IpamException {
-        String id = checked(who);
+        String id = ReservationFiles.checked(who);
         return locked(List.of(), new Op<List<Reservation>>() {
             @Override
             public List<Reservation> run(Session s) throws IOException {
@@ -146,7 +146,7 @@ public final class HostLocalStore implements IpamStore {
      * @return the released addresses
      */
     public List<IpAddress> release(Attachment who) throws IpamException {
-        String id = checked(who);
+        String id = ReservationFiles.checked(who);
         return locked(List.of(), new Op<List<IpAddress>>() {
             @Override
             public List<IpAddress> run(Session s) throws IOException {
@@ -322,15 +322,7 @@ public final class HostLocalStore implements IpamStore {
     };
 
     /** The reservations of one attachment, verified against their files. */
-    private static final class Owned {
-        final List<Slot> exact;
-        final List<Slot> legacy;
-
-        Owned(List<Slot> exact, List<Slot> legacy) {
-            this.exact = exact;
-            this.legacy = legacy;
-        }
-
+    private record Owned(List<Slot> exact, List<Slot> legacy) {
         /** Go's FindByID/ReleaseByID matching: exact ones, or else legacy ones. */
         List<Slot> releasable() {
             return exact.isEmpty() ? legacy : exact;
@@ -464,90 +456,20 @@ public final class HostLocalStore implements IpamStore {
             }
         }
 
-        List<Allocation> allocate(String id, Attachment who, List<RangeSet> sets, List<IpAddress> pending,
+        List<Allocation> allocate(String id, Attachment who, List<RangeSet> sets, List<IpAddress> requested,
                 OnExisting onExisting) throws IOException, IpamException {
             Reserver reserver = new Reserver(id, who);
             lastReserver = reserver;
-            List<Slot> held = lookup(id, who.ifname()).all();
-            List<Allocation> out = new ArrayList<>(sets.size());
+            List<IpAddress> held = new ArrayList<>();
+            for (Slot slot : lookup(id, who.ifname()).all()) {
+                held.add(slot.address());
+            }
             try {
-                for (int i = 0; i < sets.size(); i++) {
-                    RangeSet set = sets.get(i);
-                    IpAddress requested = null;
-                    for (IpAddress ip : pending) {
-                        if (set.contains(ip)) {
-                            requested = ip;
-                            pending.remove(ip);
-                            break;
-                        }
-                    }
-                    try {
-                        out.add(requested != null
-                                ? allocateRequested(reserver, held, i, set, requested, onExisting)
-                                : allocateNext(reserver, held, i, set, id, onExisting));
-                    } catch (IpamException e) {
-                        throw e.prefixed("failed to allocate for range " + i + ": ");
-                    }
-                }
-                if (!pending.isEmpty()) {
-                    StringBuilder msg = new StringBuilder("failed to allocate all requested IPs:");
-                    for (IpAddress ip : pending) {
-                        msg.append(' ').append(ip);
-                    }
-                    throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE, msg.toString());
-                }
-                return out;
+                return RangeAllocator.allocate(id, sets, requested, held, onExisting, reserver);
             } catch (IpamException | IOException | RuntimeException e) {
                 reserver.rollback();
                 throw e;
             }
-        }
-
-        private Allocation allocateRequested(Reserver reserver, List<Slot> held, int setIndex, RangeSet set,
-                IpAddress ip, OnExisting onExisting) throws IOException, IpamException {
-            IpRange range = set.rangeFor(ip).orElseThrow();
-            if (ip.equals(range.gateway())) {
-                throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE, "requested ip " + ip + " is subnet's gateway");
-            }
-            if (onExisting == OnExisting.REUSE) {
-                for (Slot slot : held) {
-                    if (slot.address().equals(ip)) {
-                        return new Allocation(setIndex, ip, range, true);
-                    }
-                }
-            }
-            if (!reserver.reserve(ip)) {
-                throw new IpamException(Reason.REQUESTED_IP_UNAVAILABLE,
-                        "requested IP address " + ip + " is not available in range set " + set);
-            }
-            setLastReserved(setIndex, ip);
-            return new Allocation(setIndex, ip, range, false);
-        }
-
-        private Allocation allocateNext(Reserver reserver, List<Slot> held, int setIndex, RangeSet set, String id,
-                OnExisting onExisting) throws IOException, IpamException {
-            for (Slot slot : held) {
-                var range = set.rangeFor(slot.address());
-                if (range.isPresent()) {
-                    if (onExisting == OnExisting.REUSE) {
-                        return new Allocation(setIndex, slot.address(), range.get(), true);
-                    }
-                    throw new IpamException(Reason.DUPLICATE_ALLOCATION,
-                            slot.address() + " has been allocated to " + id + ", duplicate allocation is not allowed");
-                }
-            }
-            IpAddress last = lastReserved(setIndex);
-            IpAddress got = RangeWalk.walk(set, last, idx, reserver);
-            if (got == null && !rebuilt) {
-                // Before calling the set full, make sure the index is not what says so.
-                rebuild(set.ranges());
-                got = RangeWalk.walk(set, last, idx, reserver);
-            }
-            if (got == null) {
-                throw new IpamException(Reason.NO_ADDRESS_AVAILABLE, "no IP addresses available in range set: " + set);
-            }
-            setLastReserved(setIndex, got);
-            return new Allocation(setIndex, got, set.rangeFor(got).orElseThrow(), false);
         }
 
         private IpAddress lastReserved(int setIndex) throws IOException {
@@ -592,7 +514,7 @@ public final class HostLocalStore implements IpamStore {
         }
 
         /** Reserves addresses for one attachment within this operation, remembering them for a rollback. */
-        private final class Reserver implements RangeWalk.Probe {
+        private final class Reserver implements RangeWalk.Probe, RangeAllocator.Pool<IOException> {
             private final byte[] content;
             private final long key;
             private final List<IpAddress> created = new ArrayList<>(2);
@@ -605,6 +527,36 @@ public final class HostLocalStore implements IpamStore {
             @Override
             public boolean tryReserve(IpAddress ip) throws IOException {
                 return reserve(ip);
+            }
+
+            @Override
+            public String refusal(IpAddress ip) {
+                return null;
+            }
+
+            @Override
+            public boolean takeRequested(int setIndex, RangeSet set, IpAddress ip) throws IOException {
+                if (!reserve(ip)) {
+                    return false;
+                }
+                setLastReserved(setIndex, ip);
+                return true;
+            }
+
+            /** Go's round-robin walk from after {@code last_reserved_ip.<i>}, skipping gateways. */
+            @Override
+            public IpAddress takeNext(int setIndex, RangeSet set) throws IOException {
+                IpAddress last = lastReserved(setIndex);
+                IpAddress got = RangeWalk.walk(set, last, idx, this);
+                if (got == null && !rebuilt) {
+                    // Before calling the set full, make sure the index is not what says so.
+                    rebuild(set.ranges());
+                    got = RangeWalk.walk(set, last, idx, this);
+                }
+                if (got != null) {
+                    setLastReserved(setIndex, got);
+                }
+                return got;
             }
 
             boolean reserve(IpAddress ip) throws IOException {
@@ -639,26 +591,4 @@ public final class HostLocalStore implements IpamStore {
             }
         }
     }
-
-    // ---- argument checks ----
-
-    /** The trimmed container ID; refuses what the file format cannot hold. */
-    private static String checked(Attachment who) throws IpamException {
-        String id = ReservationFiles.goTrimSpace(who.containerId());
-        if (id.isEmpty() || hasLineBreak(id)) {
-            throw new IpamException(Reason.INVALID_ARGUMENT,
-                    "container ID \"" + who.containerId() + "\" cannot be stored: empty or with a line break");
-        }
-        String ifname = who.ifname();
-        if (ifname.isEmpty() || hasLineBreak(ifname) || !ReservationFiles.goTrimSpace(ifname).equals(ifname)) {
-            throw new IpamException(Reason.INVALID_ARGUMENT,
-                    "interface name \"" + ifname + "\" cannot be stored: empty, with a line break or white space");
-        }
-        return id;
-    }
-
-    private static boolean hasLineBreak(String s) {
-        return s.indexOf('\r') >= 0 || s.indexOf('\n') >= 0;
-    }
-
 }

@@ -5,6 +5,11 @@ import static java.nio.file.StandardOpenOption.CREATE_NEW;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Reservation;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -315,6 +320,25 @@ final class ReservationFiles implements Closeable {
             n = n * 10 + (c - '0');
         }
         return Optional.of(n);
+    }
+
+    /** The trimmed container ID of {@code who}; refuses what the file format cannot hold (code 4 at the edge). */
+    static String checked(Attachment who) throws IpamException {
+        String id = goTrimSpace(who.containerId());
+        if (id.isEmpty() || hasLineBreak(id)) {
+            throw new IpamException(Reason.INVALID_ARGUMENT,
+                    "container ID \"" + who.containerId() + "\" cannot be stored: empty or with a line break");
+        }
+        String ifname = who.ifname();
+        if (ifname.isEmpty() || hasLineBreak(ifname) || !goTrimSpace(ifname).equals(ifname)) {
+            throw new IpamException(Reason.INVALID_ARGUMENT,
+                    "interface name \"" + ifname + "\" cannot be stored: empty, with a line break or white space");
+        }
+        return id;
+    }
+
+    private static boolean hasLineBreak(String s) {
+        return s.indexOf('\r') >= 0 || s.indexOf('\n') >= 0;
     }
 
     /** Go's {@code strings.TrimSpace}: ASCII white space plus Unicode's White_Space characters. */

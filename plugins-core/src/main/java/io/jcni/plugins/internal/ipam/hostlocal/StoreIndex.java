@@ -4,6 +4,8 @@ import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpRange;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,6 +25,12 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+
+/*
+ * Over 600 lines on purpose: the index's on-disk layout (header, bitmaps, hash table), its page I/O and its rebuild
+ * share one header (the H_* offsets), one page cache and one commit of dirty pages; split, each part would need the
+ * others' offsets and pages.
+ */
 
 /**
  * The index file, {@code <dataDir>/.jcni/<network>.index}: a hint that makes lookups and allocation independent of

@@ -2,8 +2,8 @@
  * The host-local IPAM engine: Go host-local's allocator and disk store (containernetworking/plugins 1.1.1), on Go's
  * on-disk format, with an index that keeps every common operation independent of how full the network is.
  * {@link io.jcni.plugins.internal.ipam.hostlocal.HostLocalStore} is the entry point; the plugin parses its config
- * into {@link io.jcni.plugins.internal.ipam.hostlocal.RangeSpec}s, canonicalizes them with {@link
- * io.jcni.plugins.internal.ipam.hostlocal.RangeSet#canonicalAll}, and calls {@code allocate}, {@code find},
+ * into {@link io.jcni.plugins.internal.pkg.ipam.ranges.RangeSpec}s, canonicalizes them with {@link
+ * io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet#canonicalAll}, and calls {@code allocate}, {@code find},
  * {@code release} or {@code gc}.
  *
  * <h2>On disk</h2>
@@ -67,7 +67,7 @@
  * <h2>Differences from Go host-local 1.1.1</h2>
  * <ul>
  *   <li>A repeated ADD of one attachment returns what it holds ({@link
- *       io.jcni.plugins.internal.ipam.hostlocal.OnExisting#REUSE}); Go fails it as a duplicate ({@code REJECT}, kept
+ *       io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting#REUSE}); Go fails it as a duplicate ({@code REJECT}, kept
  *       for exact emulation).</li>
  *   <li>A failed multi-range ADD releases only what that call reserved; Go releases every address of the
  *       container.</li>

@@ -5,7 +5,6 @@ import io.jcni.netlink.LinkInfo;
 import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.MacvlanMode;
 import io.jcni.plugins.internal.pkg.ip.Checks;
-import io.jcni.plugins.internal.pkg.ip.Macs;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
 import io.jcni.plugins.internal.pkg.link.ContainerLink;
 import io.jcni.plugins.internal.pkg.link.ContainerLinkPlugin;
@@ -19,8 +18,6 @@ import io.jcni.spec.CniResult;
 import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Result;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * The {@code macvlan} plugin: a macvlan link on a lower device ({@code master}) moved into the container as
@@ -56,22 +53,9 @@ public final class MacvlanPlugin implements ContainerLinkPlugin {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "bcqueuelen: not supported by jcni's macvlan",
                     "the broadcast queue length (IFLA_MACVLAN_BC_QUEUE_LEN) cannot be set; leave it out or 0");
         }
-        String mac = root.string("mac").orElse("");
-        if (!request.cniArgsText().isEmpty()) {
-            String fromArgs = request.cniArgs().requireKnown(List.of("MAC")).get("MAC").orElse("");
-            if (!fromArgs.isEmpty()) {
-                mac = fromArgs;
-            }
-        }
-        Optional<ConfigNode> runtime = root.object("runtimeConfig");
-        if (runtime.isPresent()) {
-            String fromCapability = runtime.get().string("mac").orElse("");
-            if (!fromCapability.isEmpty()) {
-                mac = fromCapability;
-            }
-        }
+        MacAddress mac = ContainerLink.requestedMac(request, root);
         boolean inContainer = root.bool("linkInContainer").orElse(false);
-        return new Config(master, mode, mtu, mac.isEmpty() ? null : Macs.parseUnicast(mac, "mac"), inContainer,
+        return new Config(master, mode, mtu, mac, inContainer,
                 request.config().dns());
     }
 

@@ -9,7 +9,6 @@ import io.jcni.netlink.TunTap;
 import io.jcni.plugins.internal.main.MainPlugin;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Links;
-import io.jcni.plugins.internal.pkg.ip.Macs;
 import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
 import io.jcni.plugins.internal.pkg.ipam.IpamDelegation;
@@ -80,21 +79,8 @@ public final class TapPlugin implements MainPlugin {
             int owner = (int) root.integer("owner", 0, Integer.MAX_VALUE).orElse(-1L).longValue();
             int group = (int) root.integer("group", 0, Integer.MAX_VALUE).orElse(-1L).longValue();
             String bridge = root.string("bridge").orElse("");
-            String mac = root.string("mac").orElse("");
-            if (!request.cniArgsText().isEmpty()) {
-                String fromArgs = request.cniArgs().requireKnown(List.of("MAC")).get("MAC").orElse("");
-                if (!fromArgs.isEmpty()) {
-                    mac = fromArgs;
-                }
-            }
-            Optional<ConfigNode> runtime = root.object("runtimeConfig");
-            if (runtime.isPresent()) {
-                String fromCapability = runtime.get().string("mac").orElse("");
-                if (!fromCapability.isEmpty()) {
-                    mac = fromCapability;
-                }
-            }
-            return new Config(multiQueue, mtu, mac.isEmpty() ? null : Macs.parseUnicast(mac, "mac"), owner, group,
+            MacAddress mac = ContainerLink.requestedMac(request, root);
+            return new Config(multiQueue, mtu, mac, owner, group,
                     bridge, request.config().dns());
         }
 

@@ -7,6 +7,7 @@ import io.jcni.netlink.KernelException;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.plugins.internal.pkg.ip.Checks;
 import io.jcni.plugins.internal.pkg.ip.Links;
+import io.jcni.plugins.internal.pkg.ip.Macs;
 import io.jcni.plugins.internal.pkg.ip.PrevResults;
 import io.jcni.plugins.internal.pkg.ipam.IfaceConfig;
 import io.jcni.plugins.internal.pkg.ns.Namespace;
@@ -17,6 +18,7 @@ import io.jcni.plugins.sdk.Rollback;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import io.jcni.spec.CniResult;
+import io.jcni.spec.ConfigNode;
 import io.jcni.spec.Dns;
 import io.jcni.spec.Interface;
 import io.jcni.spec.IpConfig;
@@ -85,6 +87,28 @@ public final class ContainerLink {
             MacAddress mac) throws CniException {
         Link created = create(ns.lower(), ns.container(), link, mtu, mac, request.ifName(), request.rollback());
         return configureFromIpam(request, ns.container(), created);
+    }
+
+    /**
+     * The container link's MAC as Go's macvlan and tap read it: {@code mac}, overridden by CNI_ARGS {@code MAC}, then
+     * by the {@code mac} capability ({@code runtimeConfig.mac}); null for none (the kernel picks one).
+     */
+    public static MacAddress requestedMac(CniRequest request, ConfigNode root) throws CniException {
+        String mac = root.string("mac").orElse("");
+        if (!request.cniArgsText().isEmpty()) {
+            String fromArgs = request.cniArgs().requireKnown(List.of("MAC")).get("MAC").orElse("");
+            if (!fromArgs.isEmpty()) {
+                mac = fromArgs;
+            }
+        }
+        Optional<ConfigNode> runtime = root.object("runtimeConfig");
+        if (runtime.isPresent()) {
+            String fromCapability = runtime.get().string("mac").orElse("");
+            if (!fromCapability.isEmpty()) {
+                mac = fromCapability;
+            }
+        }
+        return mac.isEmpty() ? null : Macs.parseUnicast(mac, "mac");
     }
 
     /** {@code tmp} and 8 hex digits: unique enough for the moment it exists, and a valid interface name. */

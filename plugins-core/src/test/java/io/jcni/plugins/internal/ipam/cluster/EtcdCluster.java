@@ -216,6 +216,11 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
+    /** Revokes lease {@code id} (as its TTL running out would), through member 0. */
+    public void revokeLease(long id) throws IOException {
+        post(0, "/v3/lease/revoke", "{\"ID\":\"" + id + "\"}");
+    }
+
     /** Every key under {@code prefix} (read from the first member that is up). */
     public List<String> keys(String prefix) throws Exception {
         return rangeValues(prefix, true);

@@ -4,6 +4,8 @@ import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.set;
 import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.who;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,10 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSpec;
 import io.jcni.spec.IpPrefix;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,8 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpRange;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -9,7 +9,15 @@ import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.who;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSpec;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Reservation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

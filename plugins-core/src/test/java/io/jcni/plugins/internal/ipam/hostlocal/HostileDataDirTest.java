@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;

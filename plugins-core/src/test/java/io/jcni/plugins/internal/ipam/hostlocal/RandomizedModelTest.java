@@ -5,6 +5,14 @@ import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSpec;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Reservation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

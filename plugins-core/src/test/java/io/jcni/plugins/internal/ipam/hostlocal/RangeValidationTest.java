@@ -5,7 +5,11 @@ import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.prefix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpRange;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,8 @@ import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.who;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,6 +5,10 @@ import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.set;
 import static io.jcni.plugins.internal.ipam.hostlocal.Fixtures.who;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,5 +1,10 @@
 package io.jcni.plugins.internal.ipam.hostlocal;
 
+import io.jcni.plugins.internal.pkg.ipam.ranges.Allocation;
+import io.jcni.plugins.internal.pkg.ipam.ranges.Attachment;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

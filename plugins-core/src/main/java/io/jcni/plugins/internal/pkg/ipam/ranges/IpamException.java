@@ -1,4 +1,4 @@
-package io.jcni.plugins.internal.ipam.hostlocal;
+package io.jcni.plugins.internal.pkg.ipam.ranges;
 
 import java.io.Serial;
 

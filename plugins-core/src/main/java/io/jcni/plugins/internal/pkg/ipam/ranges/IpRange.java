@@ -1,6 +1,6 @@
-package io.jcni.plugins.internal.ipam.hostlocal;
+package io.jcni.plugins.internal.pkg.ipam.ranges;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
 import io.jcni.spec.IpPrefix;
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package io.jcni.plugins.internal.ipam.hostlocal;
+package io.jcni.plugins.internal.pkg.ipam.ranges;
 
 import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.runtime.internal.files.BoundedFiles;

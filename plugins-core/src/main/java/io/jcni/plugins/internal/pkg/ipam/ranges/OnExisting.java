@@ -1,4 +1,4 @@
-package io.jcni.plugins.internal.ipam.hostlocal;
+package io.jcni.plugins.internal.pkg.ipam.ranges;
 
 /** What an ADD does when the attachment already holds an address in a range set (and requested no specific one). */
 public enum OnExisting {

@@ -1,10 +1,10 @@
-package io.jcni.plugins.internal.ipam.hostlocal;
+package io.jcni.plugins.internal.pkg.ipam.ranges;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamException.Reason;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The ranges one address is allocated from: one entry of host-local's {@code ranges} array. Canonical and valid by

@@ -1,0 +1,112 @@
+package io.jcni.plugins.internal.ipam.cluster;
+
+import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Kv;
+import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Txn;
+import io.jcni.plugins.internal.ipam.cluster.EtcdClient.TxnResult;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The store's side of etcd for one call: transactions whose failures are already {@link IpamException}s, the
+ * compare-and-swap commit that tells a lost race from a failure, the lease of this call, and the backoff between
+ * retries. Not thread-safe (one per call, as its {@link EtcdClient} is).
+ */
+final class ClusterEtcd implements AutoCloseable {
+    private final EtcdClient etcd;
+    private final SplittableRandom random;
+    /** A lease granted during this call, reused by its retries (0: none). */
+    private long grantedLease;
+
+    ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
+        this.etcd = etcd;
+        this.random = random;
+    }
+
+    /** Runs a transaction whose outcome the caller reads (a read, or a write whose compares cannot fail). */
+    TxnResult call(Txn txn) throws IpamException {
+        try {
+            return etcd.txn(txn);
+        } catch (EtcdException e) {
+            throw failure(e);
+        }
+    }
+
+    /** The keys of one range read: {@code [from, end)}, or the key {@code from} alone when {@code end} is null. */
+    List<Kv> range(String from, String end, boolean keysOnly) throws IpamException {
+        return call(new Txn().range(from, end, keysOnly, 0)).range(0);
+    }
+
+    /** The keys under {@code prefix}. */
+    List<Kv> prefix(String prefix, boolean keysOnly) throws IpamException {
+        return range(prefix, EtcdClient.prefixEnd(prefix), keysOnly);
+    }
+
+    /**
+     * Runs a write; false if a compare failed (another call won the race). A lease that expired in between counts as
+     * a lost race: it is granted again on the retry.
+     */
+    boolean commit(Txn write) throws IpamException {
+        try {
+            return etcd.txn(write).succeeded;
+        } catch (EtcdException e) {
+            if (e.kind() == EtcdException.Kind.LEASE_NOT_FOUND) {
+                grantedLease = 0;
+                return false;
+            }
+            throw failure(e);
+        }
+    }
+
+    /** This call's lease of {@code ttlSeconds}, granted on first use. */
+    long lease(long ttlSeconds) throws IpamException {
+        if (grantedLease == 0) {
+            try {
+                grantedLease = etcd.grantLease(ttlSeconds);
+            } catch (EtcdException e) {
+                throw failure(e);
+            }
+        }
+        return grantedLease;
+    }
+
+    /** A short random sleep after the {@code attempt}th lost race, growing with the attempts. */
+    void backoff(int attempt) {
+        long micros = random.nextLong(200L + 100L * Math.min(attempt, 50));
+        try {
+            Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static IpamException failure(EtcdException e) {
+        Reason reason = switch (e.kind()) {
+            case UNAVAILABLE -> Reason.STORE_UNAVAILABLE;
+            case AUTH, CONFIG -> Reason.STORE_REFUSED;
+            case CORRUPT -> Reason.STORE_CORRUPT;
+            default -> Reason.STORE_FAILURE;
+        };
+        return new IpamException(reason, "cluster-ipam: " + e.getMessage(), e);
+    }
+
+    static IpamException corrupt(String key, String problem) {
+        return new IpamException(Reason.STORE_CORRUPT, "cluster-ipam: etcd key " + printable(key) + " " + problem
+                + "; nothing was changed (remove or repair the key)");
+    }
+
+    static String printable(String s) {
+        StringBuilder sb = new StringBuilder(Math.min(s.length(), 100));
+        for (int i = 0; i < s.length() && i < 100; i++) {
+            char c = s.charAt(i);
+            sb.append(c < 0x20 || c == 0x7f ? '?' : c);
+        }
+        return s.length() > 100 ? sb + "..." : sb.toString();
+    }
+
+    @Override
+    public void close() {
+        etcd.close();
+    }
+}

@@ -14,15 +14,10 @@ import io.jcni.it.support.ProcessResult;
 import io.jcni.it.support.Processes;
 import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
-import io.jcni.netlink.NetNs;
+import io.jcni.it.support.WebProbe;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -161,44 +156,12 @@ final class Node implements AutoCloseable {
 
     /** An HTTP GET of {@code /} from {@code from} to {@code address:port}: the whole answer, or "" if none came. */
     static String httpGet(Path from, InetAddress address, int port) {
-        try (NetNs ns = NetNs.open(from)) {
-            Socket socket = ns.call(() -> {
-                Socket s = new Socket();
-                try {
-                    s.connect(new InetSocketAddress(address, port), 3000);
-                    return s;
-                } catch (IOException e) {
-                    s.close();
-                    return null;
-                }
-            });
-            if (socket == null) {
-                return "";
-            }
-            try (socket) {
-                socket.setSoTimeout(5000);
-                OutputStream out = socket.getOutputStream();
-                out.write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = socket.getInputStream();
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return WebProbe.get(from, address, port);
     }
 
-    /**
-     * {@link #httpGet} until the page comes, at most 20 s: the first request to a web server just started (a started
-     * container's process may not listen yet). What came last.
-     */
+    /** {@link WebProbe#awaitPage} of {@link #PAGE}: a started container's web server may not listen yet. */
     static String awaitPage(Path from, InetAddress address, int port) {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        String got;
-        while (!(got = httpGet(from, address, port)).endsWith(PAGE) && System.nanoTime() < deadline) {
-            sleep(100);
-        }
-        return got;
+        return WebProbe.awaitPage(from, address, port, PAGE);
     }
 
     @Override

@@ -83,14 +83,7 @@ final class StaleNode implements AutoCloseable {
         Files.createDirectories(dir.resolve("net.d"));
         TestHost host = TestHost.create(tag);
         try {
-            TestNetns client = host.container();
-            host.exec("ip", "link", "add", "up0", "type", "veth", "peer", "name", "up1", "netns", client.name())
-                    .requireSuccess();
-            host.exec("ip", "addr", "add", NODE + "/24", "dev", "up0").requireSuccess();
-            host.exec("ip", "link", "set", "up0", "up").requireSuccess();
-            client.exec("ip", "link", "set", "lo", "up").requireSuccess();
-            client.exec("ip", "addr", "add", CLIENT + "/24", "dev", "up1").requireSuccess();
-            client.exec("ip", "link", "set", "up1", "up").requireSuccess();
+            TestNetns client = host.linkedClient(NODE + "/24", CLIENT + "/24");
             TestNetns lan = host.container();
             host.exec("ip", "link", "add", "mx0", "type", "veth", "peer", "name", "mx1", "netns", lan.name())
                     .requireSuccess();

@@ -9,6 +9,7 @@ import io.jcni.it.support.HostLocalFiles;
 import io.jcni.it.support.IpLink;
 import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
+import io.jcni.it.support.WebProbe;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.Map;
@@ -34,14 +35,7 @@ final class ContainerdNode implements AutoCloseable {
 
     ContainerdNode(String tag) {
         host = TestHost.create(tag);
-        client = host.container();
-        host.exec("ip", "link", "add", "up0", "type", "veth", "peer", "name", "up1", "netns", client.name())
-                .requireSuccess();
-        host.exec("ip", "addr", "add", "172.31.253.1/24", "dev", "up0").requireSuccess();
-        host.exec("ip", "link", "set", "up0", "up").requireSuccess();
-        client.exec("ip", "link", "set", "lo", "up").requireSuccess();
-        client.exec("ip", "addr", "add", "172.31.253.2/24", "dev", "up1").requireSuccess();
-        client.exec("ip", "link", "set", "up1", "up").requireSuccess();
+        client = host.linkedClient("172.31.253.1/24", "172.31.253.2/24");
     }
 
     /** Runs the scenario with containerd in {@code mountNamespace}, its files under {@code dir}. */
@@ -81,14 +75,7 @@ final class ContainerdNode implements AutoCloseable {
                      "sandboxConfig": %s}
                     """.formatted(pod, Containerd.IMAGE, config)).path("containerId").asText();
             cri.require("StartContainer", "{\"containerId\": \"" + web + "\"}");
-            String page = "";
-            long until = System.nanoTime() + 20_000_000_000L;
-            while (!page.endsWith(PAGE) && System.nanoTime() < until) {
-                page = PodmanNode.httpGet(client, HOST, 18080);
-                if (!page.endsWith(PAGE)) {
-                    Thread.sleep(100);
-                }
-            }
+            String page = WebProbe.awaitPage(client.path(), HOST, 18080, PAGE);
             assertThat(page).as("the pod's page, from the client through hostPort 18080").endsWith(PAGE);
 
             cri.require("StopContainer", "{\"containerId\": \"" + web + "\", \"timeout\": 0}");

@@ -7,21 +7,17 @@ import io.jcni.it.support.Json;
 import io.jcni.it.support.Locations;
 import io.jcni.it.support.Podman;
 import io.jcni.it.support.Prerequisites;
-import io.jcni.it.support.Processes;
 import io.jcni.it.support.TestHost;
 import io.jcni.it.support.TestNetns;
+import io.jcni.it.support.WebProbe;
 import io.jcni.netlink.NetNs;
 import io.jcni.spec.IpText;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -61,14 +57,7 @@ class PodmanTest {
         Prerequisites.assumeCommand("podman");
         Prerequisites.assumeCommand("runc");
         host = TestHost.create("pod");
-        client = host.container();
-        host.exec("ip", "link", "add", "up0", "type", "veth", "peer", "name", "up1", "netns", client.name())
-                .requireSuccess();
-        host.exec("ip", "addr", "add", "172.31.251.1/24", "dev", "up0").requireSuccess();
-        host.exec("ip", "link", "set", "up0", "up").requireSuccess();
-        client.exec("ip", "link", "set", "lo", "up").requireSuccess();
-        client.exec("ip", "addr", "add", "172.31.251.2/24", "dev", "up1").requireSuccess();
-        client.exec("ip", "link", "set", "up1", "up").requireSuccess();
+        client = host.linkedClient("172.31.251.1/24", "172.31.251.2/24");
     }
 
     /** A root filesystem of busybox-static: /bin/busybox and the applets the container runs, and the web page. */
@@ -78,21 +67,7 @@ class PodmanTest {
 
     /** {@link #image()} under {@code tmp}. */
     static Path image(Path tmp) throws IOException {
-        Path busybox = Path.of("/bin/busybox");
-        Prerequisites.assumeCommand("tar");
-        Prerequisites.require(Files.isExecutable(busybox), () -> "busybox-static (scripts/setup installs it)");
-        Path root = tmp.resolve("rootfs");
-        for (String d : List.of("bin", "www", "tmp", "proc", "sys", "dev", "etc")) {
-            Files.createDirectories(root.resolve(d));
-        }
-        Files.copy(busybox, root.resolve("bin/busybox"));
-        for (String applet : List.of("sh", "httpd", "nc", "printf", "cat", "sleep")) {
-            Files.createSymbolicLink(root.resolve("bin").resolve(applet), Path.of("busybox"));
-        }
-        Files.writeString(root.resolve("www/index.html"), PAGE);
-        Path tar = tmp.resolve("rootfs.tar");
-        Processes.check("tar", "-C", root.toString(), "-cf", tar.toString(), ".");
-        return tar;
+        return WebProbe.image(tmp, PAGE, List.of("sh", "httpd", "nc", "printf", "cat", "sleep"));
     }
 
     @ParameterizedTest(name = "plugins from {0}")
@@ -143,31 +118,7 @@ class PodmanTest {
 
     /** An HTTP GET through {@code address:port} from {@code from}; the whole answer, or "" if nothing answers. */
     static String httpGet(TestNetns from, InetAddress address, int port) {
-        try (NetNs ns = NetNs.open(from.path())) {
-            Socket socket = ns.call(() -> {
-                Socket s = new Socket();
-                try {
-                    s.connect(new InetSocketAddress(address, port), 3000);
-                    return s;
-                } catch (IOException e) {
-                    s.close();
-                    return null;
-                }
-            });
-            if (socket == null) {
-                return "";
-            }
-            try (socket) {
-                socket.setSoTimeout(3000);
-                OutputStream out = socket.getOutputStream();
-                out.write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = socket.getInputStream();
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return WebProbe.get(from.path(), address, port, 3000);
     }
 
     /** The address a listener in the client sees when the container connects to it ({@code nc}). */

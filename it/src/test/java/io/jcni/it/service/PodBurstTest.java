@@ -131,15 +131,7 @@ class PodBurstTest {
 
     /** A namespace outside the node, linked to it by a veth (node 172.31.251.1, client .2): a client of hostPorts. */
     private static TestNetns outsideClient(TestHost host) {
-        TestNetns client = host.container();
-        host.exec("ip", "link", "add", "up0", "type", "veth", "peer", "name", "up1", "netns", client.name())
-                .requireSuccess();
-        host.exec("ip", "addr", "add", NODE.getHostAddress() + "/24", "dev", "up0").requireSuccess();
-        host.exec("ip", "link", "set", "up0", "up").requireSuccess();
-        client.exec("ip", "link", "set", "lo", "up").requireSuccess();
-        client.exec("ip", "addr", "add", CLIENT.getHostAddress() + "/24", "dev", "up1").requireSuccess();
-        client.exec("ip", "link", "set", "up1", "up").requireSuccess();
-        return client;
+        return host.linkedClient(NODE.getHostAddress() + "/24", CLIENT.getHostAddress() + "/24");
     }
 
     /** One call per pod, all started at once (a thread each, as many runtime workers would), in pod order. */

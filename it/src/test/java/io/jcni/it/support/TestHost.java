@@ -91,6 +91,23 @@ public final class TestHost implements AutoCloseable {
         return container;
     }
 
+    /**
+     * A container namespace linked to this host by a veth ({@code up0} here, {@code up1} there), both ends up with the
+     * addresses given (e.g. {@code 172.31.251.1/24} and {@code .2/24}), and its loopback up: a client from outside the
+     * node, e.g. of published ports.
+     */
+    public TestNetns linkedClient(String hostAddress, String clientAddress) {
+        TestNetns client = container();
+        exec("ip", "link", "add", "up0", "type", "veth", "peer", "name", "up1", "netns", client.name())
+                .requireSuccess();
+        exec("ip", "addr", "add", hostAddress, "dev", "up0").requireSuccess();
+        exec("ip", "link", "set", "up0", "up").requireSuccess();
+        client.exec("ip", "link", "set", "lo", "up").requireSuccess();
+        client.exec("ip", "addr", "add", clientAddress, "dev", "up1").requireSuccess();
+        client.exec("ip", "link", "set", "up1", "up").requireSuccess();
+        return client;
+    }
+
     /** Go libcni's driver running in this host: the plugins it execs find this namespace as their host. */
     public LibcniDriver libcni(List<Path> cniPath, Path cacheDir) {
         return LibcniDriver.create(cniPath, cacheDir).inNetns(netns.name());

@@ -11,6 +11,9 @@
 //	                                        commands behave as in mode ok
 //	JCNI_TRIVIAL_ERROR_CODE / "errorCode"   the CNI error code of mode error (default 100)
 //	JCNI_TRIVIAL_SLEEP_MS   / "sleepMs"     sleep this long before answering (any mode)
+//	                          "modeFile"    the mode is this file's content (trimmed) while the file exists, and
+//	                                        ok while it does not: a switch that holds for every process that runs the
+//	                                        plugin, whatever its environment, and for configurations already cached
 //	JCNI_TRIVIAL_RECORD     / "recordFile"  append one JSON line per call: {"command","env":{CNI_*},"stdin"}, written
 //	                                        before the mode acts, so a crashed or hung call is recorded too
 //	                          "rawResult"   ADD prints this JSON as it is (a result that breaks the spec the way
@@ -65,6 +68,7 @@ type netConf struct {
 	ErrorCode     *uint                  `json:"errorCode"`
 	SleepMs       *int                   `json:"sleepMs"`
 	RecordFile    *string                `json:"recordFile"`
+	ModeFile      *string                `json:"modeFile"`
 	RawResult     json.RawMessage        `json:"rawResult"`
 }
 
@@ -142,6 +146,12 @@ func settingsFrom(conf *netConf) settings {
 	}
 	if conf.RecordFile != nil {
 		s.record = *conf.RecordFile
+	}
+	if conf.ModeFile != nil {
+		s.mode = "ok"
+		if b, err := ioutil.ReadFile(*conf.ModeFile); err == nil {
+			s.mode = strings.TrimSpace(string(b))
+		}
 	}
 	if s.mode == "" {
 		s.mode = "ok"

@@ -24,7 +24,7 @@ import java.util.Map;
  * appear there). {@code ip netns exec} is not used: it remounts {@code /sys}, which takes away the cgroup mounts runc
  * needs. Facts of this machine (see the issue): runc, not crun (cgroup hybrid mode); ulimits passed on {@code run}.
  *
- * <p>Close it to end the shell (a still running container is removed first by the test, not here).
+ * <p>Close it to remove what containers are left and end the shell.
  */
 public final class Podman implements AutoCloseable {
     private final Path dir;
@@ -133,9 +133,17 @@ public final class Podman implements AutoCloseable {
         return HostLocalFiles.reservations(dir.resolve("var-lib-cni/networks"), network);
     }
 
-    /** Ends the shell (and with its mount namespace everything podman mounted). */
+    /**
+     * Removes every container still there (a test that failed half-way leaves them running: conmon, the container's
+     * processes and their cgroups would outlive the test), then ends the shell, and with its mount namespace
+     * everything podman mounted.
+     */
     @Override
     public void close() {
-        shell.close();
+        try {
+            shell.run("podman rm -a -f -t 0 >/dev/null 2>&1");
+        } finally {
+            shell.close();
+        }
     }
 }

@@ -10,6 +10,8 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -128,10 +130,29 @@ public final class NativeAccess {
         if (preparing != null || problem() != null) {
             return;
         }
+        loadFirstJdkLibrary();
         Thread thread = new Thread(new Preparation(), "jcni-ffm-prepare");
         thread.setDaemon(true);
         preparing = thread;
         thread.start();
+    }
+
+    /**
+     * Makes the process's first load of a JDK native library (libnio, through the file system provider) on this
+     * thread, before the preparation thread exists. Why: the JDK's {@code NativeLibraries.c} (JDK 25 and before)
+     * caches its field IDs without synchronization, {@code if (handleID == 0) { handleID = GetFieldID(...);
+     * jniVersionID = GetFieldID(...); }}, so a second thread that loads another library inside that window stores the
+     * library's JNI version through field ID 0: into the first word, the mark word, of its {@code NativeLibraryImpl}.
+     * The next young collection then follows that "monitor" pointer and the JVM dies with SIGSEGV in
+     * {@code markWord::displaced_mark_helper}. Seen in exec'd portmaps under load (about 1 in 15,000 starts), whose
+     * main thread loaded libnet (InetAddress) while the preparation thread's FFM linking loaded libnio: the crash
+     * report showed libnet's {@code NativeLibraryImpl} with mark word 0x00010002 (JNI_VERSION_1_2, what libnet's
+     * JNI_OnLoad returns) and its {@code jniVersion} field 0. Once one load has finished, the IDs are set and
+     * {@link Thread#start} publishes them. Costs the dlopen of libnio that the call makes anyway; a no-op when a
+     * library was loaded before.
+     */
+    private static void loadFirstJdkLibrary() {
+        Files.exists(Path.of("/"));
     }
 
     /** Initializes {@link Downcall} and makes one harmless call ({@code close(-1)}: EBADF) to link the call path. */

@@ -115,7 +115,6 @@ final class Request implements AutoCloseable {
             } catch (KernelException e) {
                 throw timeoutOr(e);
             }
-            List<Descriptor> fds = first.descriptors();
             boolean keep = false;
             try {
                 if (first.bytes() == 0) {
@@ -125,52 +124,63 @@ final class Request implements AutoCloseable {
                     throw new BadRequest("malformed request: more than " + Protocol.MAX_DESCRIPTORS + " descriptors");
                 }
                 readFully(conn, header, first.bytes(), header.length - first.bytes(), deadline);
-                if (!Protocol.hasMagic(header)) {
-                    throw new BadRequest("malformed request: not a jcni plugin client");
-                }
-                ByteBuffer h = Protocol.view(header);
-                int version = h.getShort(4) & 0xffff;
-                if (version != Protocol.VERSION) {
-                    throw new VersionSkew("protocol " + version);
-                }
-                int netnsState = header[6];
-                int flags = header[7];
-                int idLength = h.getShort(8) & 0xffff;
-                int typeLength = h.getShort(10) & 0xffff;
-                long envLength = h.getInt(12) & 0xffffffffL;
-                long stdinLength = h.getInt(16) & 0xffffffffL;
-                if (netnsState < Protocol.NETNS_NONE || netnsState > Protocol.NETNS_UNOPENED
-                        || (flags & ~Protocol.KNOWN_FLAGS) != 0
-                        || h.getInt(20) != 0) {
-                    throw new BadRequest("malformed request: unknown flags");
-                }
-                if (idLength > Protocol.MAX_BUILD_ID || typeLength == 0 || typeLength > Protocol.MAX_TYPE) {
-                    throw new BadRequest("malformed request: build id or type of bad length");
-                }
-                if (envLength > Protocol.MAX_ENV || stdinLength > Protocol.MAX_STDIN
-                        || ((flags & Protocol.FLAG_STDIN) == 0 && stdinLength != 0)) {
-                    throw new BadRequest("request too large: environment of " + envLength + " bytes (at most "
-                            + Protocol.MAX_ENV + "), stdin of " + stdinLength + " bytes (at most "
-                            + Protocol.MAX_STDIN + ")");
-                }
-                boolean own = (flags & Protocol.FLAG_OWN_NETNS) != 0;
-                boolean sys = (flags & Protocol.FLAG_SYSFS) != 0;
-                boolean mounts = (flags & Protocol.FLAG_MOUNTS) != 0;
-                boolean root = (flags & Protocol.FLAG_ROOT) != 0;
-                boolean cwd = (flags & Protocol.FLAG_CWD) != 0;
-                int expected = (own ? 1 : 0) + (sys ? 1 : 0) + (mounts ? 2 : 0) + (root ? 1 : 0) + (cwd ? 1 : 0)
-                        + (netnsState == Protocol.NETNS_DESCRIPTOR ? 1 : 0);
-                if (fds.size() != expected) {
-                    throw new BadRequest("malformed request: " + fds.size() + " descriptors, " + expected
-                            + " expected");
-                }
+                Header parsed = parse(header, first.descriptors());
                 keep = true;
-                return new Header(netnsState, flags, idLength, typeLength, envLength, stdinLength, fds);
+                return parsed;
             } finally {
                 if (!keep) {
                     first.closeDescriptors();
                 }
             }
+        }
+
+        /** The header's fields, checked against the protocol, its limits and the descriptors that came with it. */
+        private static Header parse(byte[] header, List<Descriptor> fds) throws BadRequest, VersionSkew {
+            if (!Protocol.hasMagic(header)) {
+                throw new BadRequest("malformed request: not a jcni plugin client");
+            }
+            ByteBuffer h = Protocol.view(header);
+            int version = h.getShort(4) & 0xffff;
+            if (version != Protocol.VERSION) {
+                throw new VersionSkew("protocol " + version);
+            }
+            int netnsState = header[6];
+            int flags = header[7];
+            int idLength = h.getShort(8) & 0xffff;
+            int typeLength = h.getShort(10) & 0xffff;
+            long envLength = h.getInt(12) & 0xffffffffL;
+            long stdinLength = h.getInt(16) & 0xffffffffL;
+            if (netnsState < Protocol.NETNS_NONE || netnsState > Protocol.NETNS_UNOPENED
+                    || (flags & ~Protocol.KNOWN_FLAGS) != 0
+                    || h.getInt(20) != 0) {
+                throw new BadRequest("malformed request: unknown flags");
+            }
+            if (idLength > Protocol.MAX_BUILD_ID || typeLength == 0 || typeLength > Protocol.MAX_TYPE) {
+                throw new BadRequest("malformed request: build id or type of bad length");
+            }
+            if (envLength > Protocol.MAX_ENV || stdinLength > Protocol.MAX_STDIN
+                    || ((flags & Protocol.FLAG_STDIN) == 0 && stdinLength != 0)) {
+                throw new BadRequest("request too large: environment of " + envLength + " bytes (at most "
+                        + Protocol.MAX_ENV + "), stdin of " + stdinLength + " bytes (at most "
+                        + Protocol.MAX_STDIN + ")");
+            }
+            int expected = expectedDescriptors(flags, netnsState);
+            if (fds.size() != expected) {
+                throw new BadRequest("malformed request: " + fds.size() + " descriptors, " + expected
+                        + " expected");
+            }
+            return new Header(netnsState, flags, idLength, typeLength, envLength, stdinLength, fds);
+        }
+
+        /** One descriptor per flag that sends one (two for the mounts), and the namespace's when it is sent. */
+        private static int expectedDescriptors(int flags, int netnsState) {
+            boolean own = (flags & Protocol.FLAG_OWN_NETNS) != 0;
+            boolean sys = (flags & Protocol.FLAG_SYSFS) != 0;
+            boolean mounts = (flags & Protocol.FLAG_MOUNTS) != 0;
+            boolean root = (flags & Protocol.FLAG_ROOT) != 0;
+            boolean cwd = (flags & Protocol.FLAG_CWD) != 0;
+            return (own ? 1 : 0) + (sys ? 1 : 0) + (mounts ? 2 : 0) + (root ? 1 : 0) + (cwd ? 1 : 0)
+                    + (netnsState == Protocol.NETNS_DESCRIPTOR ? 1 : 0);
         }
 
         /** The heap the call may need ({@link MemoryAdmission#estimate}). */

@@ -43,6 +43,8 @@ final class ServiceCall implements Runnable {
     /** When the acceptor handed the connection over (for the debug line's times). */
     private final long accepted = System.nanoTime();
     private long read;
+    /** The memory the call was admitted with, once {@link #readRequest} admitted it. */
+    private MemoryAdmission.Admitted admitted;
 
     ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer) {
         this.service = service;
@@ -53,46 +55,15 @@ final class ServiceCall implements Runnable {
     @Override
     public void run() {
         Request request = null;
-        MemoryAdmission.Admitted admitted = null;
         try {
-            PluginService.Settings settings = service.settings();
-            Request.Header header;
-            try {
-                header = Request.Header.read(conn, System.nanoTime() + settings.ioTimeout().toNanos());
-                try {
-                    admitted = admit(header);
-                    if (admitted == null) {
-                        return;
-                    }
-                    request = header.readBody(conn, System.nanoTime() + settings.ioTimeout().toNanos());
-                } finally {
-                    header.closeUnclaimed();
-                }
-            } catch (Request.VersionSkew e) {
-                service.stats().mismatched.increment();
-                conn.send(Protocol.mismatch(settings.buildId()));
-                return;
-            } catch (BadRequest e) {
-                service.stats().malformed.increment();
-                if (e.probe()) {
-                    service.log().debug("connection from " + peer + ": " + e.getMessage());
-                    return;
-                }
-                service.log().refusal("refused a request from " + peer + ": " + e.getMessage());
-                answer(Protocol.error(CniError.IO_FAILURE, e.getMessage(), "see the service's log"));
+            request = readRequest();
+            if (request == null) {
                 return;
             }
             read = System.nanoTime();
-            if (!request.buildId.equals(settings.buildId())) {
-                service.stats().mismatched.increment();
-                answer(Protocol.mismatch(settings.buildId()));
-                return;
-            }
-            String elsewhere = elsewhere(request);
-            if (elsewhere != null) {
-                service.stats().elsewhere.increment();
-                service.log().debug("a client of " + peer + " sees other files: " + elsewhere);
-                answer(Protocol.elsewhere(elsewhere));
+            byte[] refusal = refusal(request);
+            if (refusal != null) {
+                answer(refusal);
                 return;
             }
             byte[] answer = call(request);
@@ -113,6 +84,58 @@ final class ServiceCall implements Runnable {
             }
             conn.close();
         }
+    }
+
+    /**
+     * Reads the request, admitted by the memory it may need ({@link #admitted}, which {@link #run} closes); null when
+     * it is not to run: already answered (another protocol version, malformed, waited too long) or its client left.
+     */
+    private Request readRequest() {
+        PluginService.Settings settings = service.settings();
+        try {
+            Request.Header header = Request.Header.read(conn, System.nanoTime() + settings.ioTimeout().toNanos());
+            try {
+                admitted = admit(header);
+                if (admitted == null) {
+                    return null;
+                }
+                return header.readBody(conn, System.nanoTime() + settings.ioTimeout().toNanos());
+            } finally {
+                header.closeUnclaimed();
+            }
+        } catch (Request.VersionSkew e) {
+            service.stats().mismatched.increment();
+            conn.send(Protocol.mismatch(settings.buildId()));
+            return null;
+        } catch (BadRequest e) {
+            service.stats().malformed.increment();
+            if (e.probe()) {
+                service.log().debug("connection from " + peer + ": " + e.getMessage());
+                return null;
+            }
+            service.log().refusal("refused a request from " + peer + ": " + e.getMessage());
+            answer(Protocol.error(CniError.IO_FAILURE, e.getMessage(), "see the service's log"));
+            return null;
+        }
+    }
+
+    /**
+     * The answer to a request this service does not run: a client of another build (its JVM launcher runs it), or
+     * one that sees other files than the service; null to run it.
+     */
+    private byte[] refusal(Request request) {
+        PluginService.Settings settings = service.settings();
+        if (!request.buildId.equals(settings.buildId())) {
+            service.stats().mismatched.increment();
+            return Protocol.mismatch(settings.buildId());
+        }
+        String elsewhere = elsewhere(request);
+        if (elsewhere != null) {
+            service.stats().elsewhere.increment();
+            service.log().debug("a client of " + peer + " sees other files: " + elsewhere);
+            return Protocol.elsewhere(elsewhere);
+        }
+        return null;
     }
 
     /**
@@ -197,10 +220,27 @@ final class ServiceCall implements Runnable {
             }
         }
         String command = request.variable("CNI_COMMAND");
-        Command verb = Command.parse(command);
         CallWatch watch = service.watch(conn, command + " " + request.type + " of " + describe(request) + " for "
                 + peer);
         Thread caller = watch.enter();
+        try {
+            return gated(skel, request, client, watch);
+        } finally {
+            watch.leave(caller);
+            service.unwatch(watch);
+            if (client != null) {
+                client.close();
+            }
+        }
+    }
+
+    /**
+     * Runs the request once its network's gate and its attachment's lock are held (both released afterwards); the
+     * answer of a call that waited too long, or null if the client left meanwhile.
+     */
+    private byte[] gated(Skel skel, Request request, NetNs client, CallWatch watch) {
+        String command = request.variable("CNI_COMMAND");
+        Command verb = Command.parse(command);
         AttachmentLocks.Held attachment = null;
         NetworkGates.Pass pass = null;
         try {
@@ -225,21 +265,7 @@ final class ServiceCall implements Runnable {
                 return null;
             }
             watch.passed(pass);
-            if (changesState(verb)) {
-                try {
-                    answer(new byte[] {Protocol.ACCEPTED});
-                } catch (KernelException e) {
-                    service.log().debug("a client of " + peer + " left before its call started: " + e.getMessage());
-                    return null;
-                }
-                return run(skel, request, client, watch);
-            }
-            // Nothing to run or not: a call that changes nothing is acknowledged with its answer, in one send.
-            byte[] answer = run(skel, request, client, watch);
-            byte[] frame = new byte[answer.length + 1];
-            frame[0] = Protocol.ACCEPTED;
-            System.arraycopy(answer, 0, frame, 1, answer.length);
-            return frame;
+            return acknowledged(skel, request, client, watch, verb);
         } finally {
             if (pass != null) {
                 pass.close();
@@ -247,12 +273,28 @@ final class ServiceCall implements Runnable {
             if (attachment != null) {
                 attachment.close();
             }
-            watch.leave(caller);
-            service.unwatch(watch);
-            if (client != null) {
-                client.close();
-            }
         }
+    }
+
+    /**
+     * 'A' and then the run: for a call that changes state, 'A' goes first and nothing runs if the client cannot take
+     * it (null); a call that changes nothing is acknowledged with its answer, in one send.
+     */
+    private byte[] acknowledged(Skel skel, Request request, NetNs client, CallWatch watch, Command verb) {
+        if (changesState(verb)) {
+            try {
+                answer(new byte[] {Protocol.ACCEPTED});
+            } catch (KernelException e) {
+                service.log().debug("a client of " + peer + " left before its call started: " + e.getMessage());
+                return null;
+            }
+            return run(skel, request, client, watch);
+        }
+        byte[] answer = run(skel, request, client, watch);
+        byte[] frame = new byte[answer.length + 1];
+        frame[0] = Protocol.ACCEPTED;
+        System.arraycopy(answer, 0, frame, 1, answer.length);
+        return frame;
     }
 
     /** "network N, attachment C/I" for the log. */

@@ -154,6 +154,22 @@ public final class DhcpDaemon {
         values.put("timeout", "10s");
         values.put("resendmax", "1m2s");
         values.put("resendtimeout", "3m28s");
+        readFlags(args, values);
+        String socketPath = values.get("socketpath");
+        LeaseManager.Settings settings = new LeaseManager.Settings(Path.of(values.get("statedir")),
+                values.get("hostprefix"), values.get("broadcast").equals("true"),
+                positive("timeout", values.get("timeout")), positive("resendmax", values.get("resendmax")),
+                positive("resendtimeout", values.get("resendtimeout")));
+        return new Flags(socketPath.isEmpty() ? DhcpConfig.DEFAULT_SOCKET : socketPath, values.get("pidfile"),
+                settings);
+    }
+
+    /**
+     * The flags as Go's {@code flag} package reads them into {@code values}, which holds every defined flag with its
+     * default: {@code -name value}, {@code -name=value}, one or two dashes, {@code -broadcast} alone for true; the
+     * flags end at {@code --} or the first argument that is not one, and no argument may follow them.
+     */
+    private static void readFlags(String[] args, Map<String, String> values) throws UsageException {
         int i = 0;
         while (i < args.length) {
             String arg = args[i];
@@ -201,13 +217,6 @@ public final class DhcpDaemon {
         if (i < args.length) {
             throw new UsageException("unexpected argument: " + args[i], false);
         }
-        String socketPath = values.get("socketpath");
-        LeaseManager.Settings settings = new LeaseManager.Settings(Path.of(values.get("statedir")),
-                values.get("hostprefix"), values.get("broadcast").equals("true"),
-                positive("timeout", values.get("timeout")), positive("resendmax", values.get("resendmax")),
-                positive("resendtimeout", values.get("resendtimeout")));
-        return new Flags(socketPath.isEmpty() ? DhcpConfig.DEFAULT_SOCKET : socketPath, values.get("pidfile"),
-                settings);
     }
 
     private static long positive(String flag, String text) throws UsageException {

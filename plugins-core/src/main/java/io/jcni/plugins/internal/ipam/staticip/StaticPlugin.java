@@ -41,17 +41,35 @@ public final class StaticPlugin implements CniPlugin {
     record Config(List<IpConfig> addresses, List<Route> routes, Dns dns) {
     }
 
+    /**
+     * Go's {@code LoadIPAMConfig}: the configuration's addresses, CNI_ARGS' {@code IP} added and {@code GATEWAY}
+     * applied, then replaced by {@code args.cni.ips} and then by the {@code ips} capability when either is set.
+     */
     static Config load(CniRequest request) throws CniException {
         PluginConfig config = request.config();
         ConfigNode ipam = IpamFields.ipam(config);
+        List<IpConfig> addresses = configuredAddresses(ipam);
+        CniArgs args = request.cniArgs().requireKnown(List.of("IP", "GATEWAY"));
+        addIpArgs(addresses, args);
+        applyGatewayArgs(addresses, args);
+        addresses = overridden(addresses, config.node());
+        requireOnePerFamilyBefore030(addresses, config);
+        return new Config(List.copyOf(addresses), IpamFields.routes(ipam), IpamFields.dns(ipam));
+    }
+
+    /** {@code ipam.addresses}: each an {@code address} prefix and an optional {@code gateway}. */
+    private static List<IpConfig> configuredAddresses(ConfigNode ipam) throws CniException {
         List<IpConfig> addresses = new ArrayList<>();
         for (ConfigNode address : ipam.array("addresses")) {
             address.asObject();
             IpPrefix prefix = address.requireField("address").asPrefix();
             addresses.add(new IpConfig(prefix, address.ip("gateway").orElse(null)));
         }
+        return addresses;
+    }
 
-        CniArgs args = request.cniArgs().requireKnown(List.of("IP", "GATEWAY"));
+    /** CNI_ARGS {@code IP=a,b}: more addresses, without gateway. */
+    private static void addIpArgs(List<IpConfig> addresses, CniArgs args) throws CniException {
         Optional<String> ipArg = args.get("IP");
         if (ipArg.isPresent() && !ipArg.get().isEmpty()) {
             for (String item : ipArg.get().split(",", -1)) {
@@ -59,6 +77,10 @@ public final class StaticPlugin implements CniPlugin {
                         CniError.INVALID_ENVIRONMENT_VARIABLES), null));
             }
         }
+    }
+
+    /** CNI_ARGS {@code GATEWAY=a,b}: each becomes the gateway of every address whose subnet holds it. */
+    private static void applyGatewayArgs(List<IpConfig> addresses, CniArgs args) throws CniException {
         Optional<String> gatewayArg = args.get("GATEWAY");
         if (gatewayArg.isPresent() && !gatewayArg.get().isEmpty()) {
             for (String item : gatewayArg.get().split(",", -1)) {
@@ -77,27 +99,36 @@ public final class StaticPlugin implements CniPlugin {
                 }
             }
         }
+    }
 
+    /** {@code args.cni.ips}, then the {@code ips} capability ({@code runtimeConfig.ips}): the later set one wins. */
+    private static List<IpConfig> overridden(List<IpConfig> addresses, ConfigNode root) throws CniException {
         List<String> fromArgs = List.of();
-        Optional<ConfigNode> argsNode = config.node().object("args");
+        Optional<ConfigNode> argsNode = root.object("args");
         if (argsNode.isPresent()) {
             Optional<ConfigNode> cni = argsNode.get().object("cni");
             if (cni.isPresent()) {
                 fromArgs = cni.get().stringList("ips");
             }
         }
+        List<IpConfig> result = addresses;
         if (!fromArgs.isEmpty()) {
-            addresses = prefixes(fromArgs, "args.cni.ips");
+            result = prefixes(fromArgs, "args.cni.ips");
         }
         List<String> fromCapability = List.of();
-        Optional<ConfigNode> runtime = config.node().object("runtimeConfig");
+        Optional<ConfigNode> runtime = root.object("runtimeConfig");
         if (runtime.isPresent()) {
             fromCapability = runtime.get().stringList("ips");
         }
         if (!fromCapability.isEmpty()) {
-            addresses = prefixes(fromCapability, "runtimeConfig.ips");
+            result = prefixes(fromCapability, "runtimeConfig.ips");
         }
+        return result;
+    }
 
+    /** Before 0.3.0 a result holds one address per family. */
+    private static void requireOnePerFamilyBefore030(List<IpConfig> addresses, PluginConfig config)
+            throws CniException {
         int v4 = 0;
         int v6 = 0;
         for (IpConfig address : addresses) {
@@ -111,7 +142,6 @@ public final class StaticPlugin implements CniPlugin {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG,
                     "CNI version " + config.cniVersion() + " does not support more than 1 address per family");
         }
-        return new Config(List.copyOf(addresses), IpamFields.routes(ipam), IpamFields.dns(ipam));
     }
 
     private static List<IpConfig> prefixes(List<String> texts, String field) throws CniException {

@@ -54,31 +54,65 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
         PluginConfig config = request.config();
         ConfigNode root = config.node();
         Path dataDir = dataDir(config);
+        Values values = Values.configured(root);
+        values.macFromCniArgs(request);
+        values.macFromCapability(root);
+        values.overrideFromArgsCni(root);
+        List<Setting> sysctls = settings(values.sysctl, allowlist, request.ifName());
+        CniResult previous = requirePrevResult(config);
+        return new TuningConfig(dataDir, sysctls, values.mac.isEmpty() ? null : Macs.parseUnicast(values.mac, "mac"),
+                values.mtu, values.promisc ? Boolean.TRUE : null, values.allmulti, values.txQueueLen, previous);
+    }
 
-        LinkedHashMap<String, String> sysctl = new LinkedHashMap<>();
-        readSysctls(root.object("sysctl"), sysctl);
-        String mac = root.string("mac").orElse("");
-        int mtu = (int) root.integer("mtu", 0, Integer.MAX_VALUE).orElse(0L).longValue();
-        boolean promisc = root.bool("promisc").orElse(false);
-        Boolean allmulti = root.bool("allmulti").orElse(null);
-        int txQueueLen = (int) root.integer("txQLen", 0, Integer.MAX_VALUE).orElse(-1L).longValue();
+    /** The values as {@link #load} overrides them, in Go's order; one per call. */
+    private static final class Values {
+        final LinkedHashMap<String, String> sysctl = new LinkedHashMap<>();
+        String mac;
+        int mtu;
+        boolean promisc;
+        Boolean allmulti;
+        int txQueueLen;
 
-        if (!request.cniArgsText().isEmpty()) {
-            String argMac = request.cniArgs().requireKnown(List.of("MAC")).get("MAC").orElse("");
-            if (!argMac.isEmpty()) {
-                mac = argMac;
+        /** The plugin's own keys. */
+        static Values configured(ConfigNode root) throws CniException {
+            Values v = new Values();
+            readSysctls(root.object("sysctl"), v.sysctl);
+            v.mac = root.string("mac").orElse("");
+            v.mtu = (int) root.integer("mtu", 0, Integer.MAX_VALUE).orElse(0L).longValue();
+            v.promisc = root.bool("promisc").orElse(false);
+            v.allmulti = root.bool("allmulti").orElse(null);
+            v.txQueueLen = (int) root.integer("txQLen", 0, Integer.MAX_VALUE).orElse(-1L).longValue();
+            return v;
+        }
+
+        /** CNI_ARGS {@code MAC}, the only key tuning accepts there. */
+        void macFromCniArgs(CniRequest request) throws CniException {
+            if (!request.cniArgsText().isEmpty()) {
+                String argMac = request.cniArgs().requireKnown(List.of("MAC")).get("MAC").orElse("");
+                if (!argMac.isEmpty()) {
+                    mac = argMac;
+                }
             }
         }
-        Optional<ConfigNode> runtime = root.object("runtimeConfig");
-        if (runtime.isPresent()) {
-            String runtimeMac = runtime.get().string("mac").orElse("");
-            if (!runtimeMac.isEmpty()) {
-                mac = runtimeMac;
+
+        /** The {@code mac} capability. */
+        void macFromCapability(ConfigNode root) throws CniException {
+            Optional<ConfigNode> runtime = root.object("runtimeConfig");
+            if (runtime.isPresent()) {
+                String runtimeMac = runtime.get().string("mac").orElse("");
+                if (!runtimeMac.isEmpty()) {
+                    mac = runtimeMac;
+                }
             }
         }
-        Optional<ConfigNode> args = root.object("args");
-        Optional<ConfigNode> cni = args.isPresent() ? args.get().object("cni") : Optional.<ConfigNode>empty();
-        if (cni.isPresent()) {
+
+        /** {@code args.cni}: {@code sysctl} entries merged over the configured ones, the other keys replacing. */
+        void overrideFromArgsCni(ConfigNode root) throws CniException {
+            Optional<ConfigNode> args = root.object("args");
+            Optional<ConfigNode> cni = args.isPresent() ? args.get().object("cni") : Optional.<ConfigNode>empty();
+            if (cni.isEmpty()) {
+                return;
+            }
             ConfigNode a = cni.get();
             readSysctls(a.object("sysctl"), sysctl);
             Optional<String> argMac = a.string("mac");
@@ -102,7 +136,14 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
                 txQueueLen = (int) argTxQueueLen.get().longValue();
             }
         }
+    }
 
+    /**
+     * The sysctls in document order, each checked against the allowlist (if any) and given its canonical path; two
+     * keys naming one path are refused.
+     */
+    private static List<Setting> settings(Map<String, String> sysctl, SysctlAllowlist allowlist, String ifName)
+            throws CniException {
         List<Setting> sysctls = new ArrayList<>(sysctl.size());
         Map<String, String> byPath = new LinkedHashMap<>();
         for (Map.Entry<String, String> entry : sysctl.entrySet()) {
@@ -110,7 +151,7 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
             if (allowlist != null) {
                 allowlist.check(key);
             }
-            String path = SysctlKeys.canonical(key, request.ifName());
+            String path = SysctlKeys.canonical(key, ifName);
             String other = byPath.put(path, key);
             if (other != null) {
                 throw new CniException(CniError.INVALID_NETWORK_CONFIG, "conflicting sysctl keys \"" + other
@@ -118,14 +159,16 @@ record TuningConfig(Path dataDir, List<Setting> sysctls, MacAddress mac, int mtu
             }
             sysctls.add(new Setting(key, path, entry.getValue()));
         }
+        return List.copyOf(sysctls);
+    }
 
+    private static CniResult requirePrevResult(PluginConfig config) throws CniException {
         Optional<CniResult> previous = config.prevResult();
         if (previous.isEmpty()) {
             throw new CniException(CniError.INVALID_NETWORK_CONFIG, "Required prevResult missing",
                     "tuning is a chained plugin: it runs after a plugin that created the interface");
         }
-        return new TuningConfig(dataDir, List.copyOf(sysctls), mac.isEmpty() ? null : Macs.parseUnicast(mac, "mac"),
-                mtu, promisc ? Boolean.TRUE : null, allmulti, txQueueLen, previous.get());
+        return previous.get();
     }
 
     /** {@code dataDir}, or Go's default: all that DEL needs from the configuration. */

@@ -60,14 +60,43 @@ public final class IfaceConfig {
         if (result.interfaces().isEmpty()) {
             throw new CniException(CniError.INTERNAL, "no interfaces to configure");
         }
-        Link link;
+        Link link = lookUp(ns, ifName);
+        List<IpConfig> mine = addressesOf(result, ifName);
+        if (hasIpv6(mine)) {
+            List<SysctlWrite> enable = List.of(new SysctlWrite(NetSysctls.disableIpv6("lo"), "0", false),
+                    new SysctlWrite(NetSysctls.disableIpv6(ifName), "0", false));
+            NetSysctls.set(ns, enable, rollback, "failed to enable IPv6 for \"" + ifName + "\"");
+        }
+        Gateways gateways = Gateways.of(mine);
+        addAddressesAndUp(ns, link, ifName, mine);
+        if (gateways.v6() != null) {
+            settle(ns, link, log);
+        }
+        addRoutes(ns, link, ifName, result.routes(), gateways);
+        Link configured = lookUp(ns, link.index(), ifName);
+        Timing.phase("container");
+        return configured;
+    }
+
+    private static Link lookUp(Namespace ns, String ifName) throws CniException {
         try {
-            link = ns.nl().link(ifName);
+            return ns.nl().link(ifName);
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to lookup \"" + ifName + "\"", e);
         }
+    }
+
+    private static Link lookUp(Namespace ns, int index, String ifName) throws CniException {
+        try {
+            return ns.nl().link(index);
+        } catch (NetlinkException e) {
+            throw NetErrors.failure("failed to lookup \"" + ifName + "\"", e);
+        }
+    }
+
+    /** The {@code ips[]} entries whose interface index names {@code ifName}; one naming another is an error. */
+    private static List<IpConfig> addressesOf(Result result, String ifName) throws CniException {
         List<IpConfig> mine = new ArrayList<>(result.ips().size());
-        boolean ipv6 = false;
         for (IpConfig ip : result.ips()) {
             Integer index = ip.interfaceIndex();
             if (index == null) {
@@ -79,15 +108,22 @@ public final class IfaceConfig {
                         + "\": invalid interface index " + index);
             }
             mine.add(ip);
-            ipv6 |= !ip.isIpv4();
         }
-        if (ipv6) {
-            List<SysctlWrite> enable = List.of(new SysctlWrite(NetSysctls.disableIpv6("lo"), "0", false),
-                    new SysctlWrite(NetSysctls.disableIpv6(ifName), "0", false));
-            NetSysctls.set(ns, enable, rollback, "failed to enable IPv6 for \"" + ifName + "\"");
-        }
-        Gateways gateways = Gateways.of(mine);
+        return mine;
+    }
 
+    private static boolean hasIpv6(List<IpConfig> ips) {
+        for (IpConfig ip : ips) {
+            if (!ip.isIpv4()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The addresses and the link-up, in one batch. */
+    private static void addAddressesAndUp(Namespace ns, Link link, String ifName, List<IpConfig> mine)
+            throws CniException {
         NetBatch up = new NetBatch(ns.nl());
         for (IpConfig ip : mine) {
             up.on("failed to add IP addr " + ip.address() + " to \"" + ifName + "\"")
@@ -95,13 +131,13 @@ public final class IfaceConfig {
         }
         up.on("failed to set \"" + ifName + "\" up").setUp(link.index());
         up.execute();
+    }
 
-        if (gateways.v6() != null) {
-            settle(ns, link, log);
-        }
-
+    /** The routes on the link, each via its own gateway or its family's first, in one batch. */
+    private static void addRoutes(Namespace ns, Link link, String ifName, List<io.jcni.spec.Route> configured,
+            Gateways gateways) throws CniException {
         NetBatch routes = new NetBatch(ns.nl());
-        for (io.jcni.spec.Route r : result.routes()) {
+        for (io.jcni.spec.Route r : configured) {
             InetAddress gw = r.gw() != null ? r.gw() : gateways.forDestination(r.dst());
             IpPrefix dst = r.dst().masked();
             // Scope universe also without a gateway, as Go's netlink library sends it (ip would choose link), unless
@@ -116,13 +152,6 @@ public final class IfaceConfig {
                     + " dev " + ifName + "'").addRoute(route);
         }
         routes.execute();
-        try {
-            Link configured = ns.nl().link(link.index());
-            Timing.phase("container");
-            return configured;
-        } catch (NetlinkException e) {
-            throw NetErrors.failure("failed to lookup \"" + ifName + "\"", e);
-        }
     }
 
     /** Waits for IPv6 duplicate address detection on the link (see the class comment). */

@@ -42,61 +42,11 @@ final class Sha512 {
     /** The 64-byte digest of {@code data}. */
     static byte[] digest(byte[] data) {
         long[] h = H0.clone();
-        int blocks = (data.length + 17 + 127) / 128;
-        byte[] padded = new byte[blocks * 128];
-        System.arraycopy(data, 0, padded, 0, data.length);
-        padded[data.length] = (byte) 0x80;
-        long bits = (long) data.length * 8;
-        for (int i = 0; i < 8; i++) {
-            padded[padded.length - 1 - i] = (byte) (bits >>> (8 * i));
-        }
+        byte[] padded = pad(data);
         long[] w = new long[80];
-        for (int block = 0; block < blocks; block++) {
-            int base = block * 128;
-            for (int t = 0; t < 16; t++) {
-                long word = 0;
-                for (int b = 0; b < 8; b++) {
-                    word = (word << 8) | (padded[base + 8 * t + b] & 0xffL);
-                }
-                w[t] = word;
-            }
-            for (int t = 16; t < 80; t++) {
-                long s0 = Long.rotateRight(w[t - 15], 1) ^ Long.rotateRight(w[t - 15], 8) ^ (w[t - 15] >>> 7);
-                long s1 = Long.rotateRight(w[t - 2], 19) ^ Long.rotateRight(w[t - 2], 61) ^ (w[t - 2] >>> 6);
-                w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-            }
-            long a = h[0];
-            long b = h[1];
-            long c = h[2];
-            long d = h[3];
-            long e = h[4];
-            long f = h[5];
-            long g = h[6];
-            long hh = h[7];
-            for (int t = 0; t < 80; t++) {
-                long sum1 = Long.rotateRight(e, 14) ^ Long.rotateRight(e, 18) ^ Long.rotateRight(e, 41);
-                long ch = (e & f) ^ (~e & g);
-                long t1 = hh + sum1 + ch + K[t] + w[t];
-                long sum0 = Long.rotateRight(a, 28) ^ Long.rotateRight(a, 34) ^ Long.rotateRight(a, 39);
-                long maj = (a & b) ^ (a & c) ^ (b & c);
-                long t2 = sum0 + maj;
-                hh = g;
-                g = f;
-                f = e;
-                e = d + t1;
-                d = c;
-                c = b;
-                b = a;
-                a = t1 + t2;
-            }
-            h[0] += a;
-            h[1] += b;
-            h[2] += c;
-            h[3] += d;
-            h[4] += e;
-            h[5] += f;
-            h[6] += g;
-            h[7] += hh;
+        for (int base = 0; base < padded.length; base += 128) {
+            schedule(padded, base, w);
+            compress(h, w);
         }
         byte[] out = new byte[64];
         for (int i = 0; i < 8; i++) {
@@ -105,5 +55,70 @@ final class Sha512 {
             }
         }
         return out;
+    }
+
+    /** FIPS 180-4 5.1.2: the data, a 1 bit, zeros, and its length in bits (128-bit big-endian), in 128-byte blocks. */
+    private static byte[] pad(byte[] data) {
+        int blocks = (data.length + 17 + 127) / 128;
+        byte[] padded = new byte[blocks * 128];
+        System.arraycopy(data, 0, padded, 0, data.length);
+        padded[data.length] = (byte) 0x80;
+        long bits = (long) data.length * 8;
+        for (int i = 0; i < 8; i++) {
+            padded[padded.length - 1 - i] = (byte) (bits >>> (8 * i));
+        }
+        return padded;
+    }
+
+    /** FIPS 180-4 6.4.2 step 1: the message schedule {@code w} of the block at {@code base}. */
+    private static void schedule(byte[] padded, int base, long[] w) {
+        for (int t = 0; t < 16; t++) {
+            long word = 0;
+            for (int b = 0; b < 8; b++) {
+                word = (word << 8) | (padded[base + 8 * t + b] & 0xffL);
+            }
+            w[t] = word;
+        }
+        for (int t = 16; t < 80; t++) {
+            long s0 = Long.rotateRight(w[t - 15], 1) ^ Long.rotateRight(w[t - 15], 8) ^ (w[t - 15] >>> 7);
+            long s1 = Long.rotateRight(w[t - 2], 19) ^ Long.rotateRight(w[t - 2], 61) ^ (w[t - 2] >>> 6);
+            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+        }
+    }
+
+    /** FIPS 180-4 6.4.2 steps 2 to 4: the 80 rounds over one block's schedule, added into {@code h}. */
+    private static void compress(long[] h, long[] w) {
+        long a = h[0];
+        long b = h[1];
+        long c = h[2];
+        long d = h[3];
+        long e = h[4];
+        long f = h[5];
+        long g = h[6];
+        long hh = h[7];
+        for (int t = 0; t < 80; t++) {
+            long sum1 = Long.rotateRight(e, 14) ^ Long.rotateRight(e, 18) ^ Long.rotateRight(e, 41);
+            long ch = (e & f) ^ (~e & g);
+            long t1 = hh + sum1 + ch + K[t] + w[t];
+            long sum0 = Long.rotateRight(a, 28) ^ Long.rotateRight(a, 34) ^ Long.rotateRight(a, 39);
+            long maj = (a & b) ^ (a & c) ^ (b & c);
+            long t2 = sum0 + maj;
+            hh = g;
+            g = f;
+            f = e;
+            e = d + t1;
+            d = c;
+            c = b;
+            b = a;
+            a = t1 + t2;
+        }
+        h[0] += a;
+        h[1] += b;
+        h[2] += c;
+        h[3] += d;
+        h[4] += e;
+        h[5] += f;
+        h[6] += g;
+        h[7] += hh;
     }
 }

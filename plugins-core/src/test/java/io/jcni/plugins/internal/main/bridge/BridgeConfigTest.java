@@ -212,7 +212,7 @@ class BridgeConfigTest {
         Result ipam = new Result(List.of(), List.of(new IpConfig(0, p("10.1.2.9/24"), null),
                 new IpConfig(0, p("fd00:1::9/64"), ip("fd00:1::fe")), new IpConfig(0, p("10.3.0.9/16"), null)),
                 List.of(new Route(p("10.9.0.0/16"), null)), Dns.EMPTY);
-        Result out = BridgePlugin.withGateways(new Result(List.of(new Interface("a", "", "")), List.of(), List.of(),
+        Result out = BridgeGateway.withGateways(new Result(List.of(new Interface("a", "", "")), List.of(), List.of(),
                 Dns.EMPTY), ipam, c);
         assertThat(out.ips()).extracting(i -> i.interfaceIndex() + " " + i.address() + " "
                 + IpText.format(i.gateway())).containsExactly("2 10.1.2.9/24 10.1.2.1", "2 fd00:1::9/64 fd00:1::fe",
@@ -226,7 +226,7 @@ class BridgeConfigTest {
         BridgeConfig c = load(",\"isDefaultGateway\":true,\"ipam\":{\"type\":\"x\"}", null);
         Result ipam = new Result(List.of(), List.of(new IpConfig(0, p("10.1.2.9/24"), null)),
                 List.of(new Route(p("0.0.0.0/0"), null)), Dns.EMPTY);
-        Result out = BridgePlugin.withGateways(ipam, ipam, c);
+        Result out = BridgeGateway.withGateways(ipam, ipam, c);
         assertThat(out.routes()).extracting(r -> r.dst().toString()).containsExactly("0.0.0.0/0");
     }
 
@@ -234,12 +234,12 @@ class BridgeConfigTest {
     void withoutIsGatewayNoGatewayIsInvented() throws Exception {
         BridgeConfig c = load(",\"ipam\":{\"type\":\"x\"}", null);
         Result ipam = new Result(List.of(), List.of(new IpConfig(0, p("10.1.2.9/24"), null)), List.of(), Dns.EMPTY);
-        assertThat(BridgePlugin.withGateways(ipam, ipam, c).ips().get(0).gateway()).isNull();
+        assertThat(BridgeGateway.withGateways(ipam, ipam, c).ips().get(0).gateway()).isNull();
     }
 
     @Test
     void theFirstAddressOfASubnetIsGosGateway() throws Exception {
-        assertThat(IpText.format(BridgePlugin.firstAddress(p("10.1.255.200/23")))).isEqualTo("10.1.254.1");
-        assertThat(IpText.format(BridgePlugin.firstAddress(p("fd00::ffff/112")))).isEqualTo("fd00::1");
+        assertThat(IpText.format(BridgeGateway.firstAddress(p("10.1.255.200/23")))).isEqualTo("10.1.254.1");
+        assertThat(IpText.format(BridgeGateway.firstAddress(p("fd00::ffff/112")))).isEqualTo("fd00::1");
     }
 }

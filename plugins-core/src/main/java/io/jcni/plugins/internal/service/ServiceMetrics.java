@@ -1,6 +1,6 @@
 package io.jcni.plugins.internal.service;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamPools;
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamPools;
 import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.JsonNumber;
@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ServiceMetrics implements PhaseSink {
     private static final List<String> COMMANDS = List.of("ADD", "DEL", "CHECK", "GC", "STATUS", "VERSION");
+    /** How long one scrape may spend counting the IPAM pools' reservations (Prometheus' default timeout is 10 s). */
+    static final long POOL_BUDGET_NANOS = 3_000_000_000L;
 
     /** The figures of one plugin type and command. */
     static final class Series {
@@ -175,15 +177,22 @@ final class ServiceMetrics implements PhaseSink {
         header(out, "jcni_service_start_time_seconds", "gauge", "When the service started, in Unix time.");
         out.append("jcni_service_start_time_seconds ").append(startTime).append('\n');
 
-        List<IpamPools.Usage> pools = IpamPools.usage();
+        // Counted now, at the scrape (a directory read per host-local pool, one etcd range count per range of a
+        // cluster-ipam pool), never on a call's path; all of it within POOL_BUDGET, so that an etcd that does not
+        // answer costs a scrape at most that long (its pools then have no allocated figure in this scrape).
+        List<IpamPools.Usage> pools = IpamPools.usage(System.nanoTime() + POOL_BUDGET_NANOS);
         header(out, "jcni_ipam_addresses_allocated", "gauge",
-                "Addresses reserved in an IPAM pool the service has allocated from, by network and family.");
+                "Addresses reserved in an IPAM pool the service has allocated from, by network and family"
+                        + " (cluster-ipam: in the whole cluster).");
         for (IpamPools.Usage u : pools) {
-            out.append("jcni_ipam_addresses_allocated{").append(poolLabels(u)).append("} ").append(u.allocated())
-                    .append('\n');
+            if (u.allocated() >= 0) {
+                out.append("jcni_ipam_addresses_allocated{").append(poolLabels(u)).append("} ")
+                        .append(u.allocated()).append('\n');
+            }
         }
         header(out, "jcni_ipam_addresses_capacity", "gauge",
-                "Addresses an IPAM pool's ranges hold (the last configuration seen), by network and family.");
+                "Addresses an IPAM pool's ranges hold (the last configuration seen; gateways and cluster-ipam's"
+                        + " exclude left out), by network and family.");
         for (IpamPools.Usage u : pools) {
             out.append("jcni_ipam_addresses_capacity{").append(poolLabels(u)).append("} ").append(u.capacity())
                     .append('\n');
@@ -197,7 +206,7 @@ final class ServiceMetrics implements PhaseSink {
 
     private static String poolLabels(IpamPools.Usage u) {
         return "plugin=\"" + u.plugin() + "\",network=\"" + escape(u.network()) + "\",family=\"" + u.family()
-                + "\",data_dir=\"" + escape(u.dataDir()) + "\"";
+                + "\"," + u.where() + "=\"" + escape(u.store()) + "\"";
     }
 
     private static void header(StringBuilder out, String name, String type, String help) {

@@ -1,6 +1,13 @@
 package io.jcni.plugins.internal.service;
 
+import static io.jcni.plugins.internal.pkg.metrics.PromText.escape;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.gauge;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.header;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.sample;
+
 import io.jcni.plugins.internal.pkg.ipam.ranges.IpamPools;
+import io.jcni.plugins.internal.pkg.metrics.Exposition;
+import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
 import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.JsonNumber;
@@ -28,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Label values are bounded: {@code type} is one of the image's plugin types (a call of another type is refused
  * before it runs), {@code command} one of the spec's verbs or {@code other}, {@code code} a CNI error code.
  */
-final class ServiceMetrics implements PhaseSink {
+final class ServiceMetrics implements PhaseSink, Exposition {
     private static final List<String> COMMANDS = List.of("ADD", "DEL", "CHECK", "GC", "STATUS", "VERSION");
     /** How long one scrape may spend counting the IPAM pools' reservations (Prometheus' default timeout is 10 s). */
     static final long POOL_BUDGET_NANOS = 3_000_000_000L;
@@ -117,7 +124,8 @@ final class ServiceMetrics implements PhaseSink {
     }
 
     /** The exposition, UTF-8. */
-    byte[] render() {
+    @Override
+    public byte[] render() {
         StringBuilder out = new StringBuilder(8192);
         List<Series> all = new ArrayList<>(series.values());
         Collections.sort(all, new BySeries());
@@ -160,17 +168,17 @@ final class ServiceMetrics implements PhaseSink {
                 service.queueDepth());
         header(out, "jcni_service_refusals_total", "counter",
                 "Connections answered with an error without running a plugin, by reason.");
-        counter(out, "jcni_service_refusals_total", "reason", "busy", stats.busy.sum());
-        counter(out, "jcni_service_refusals_total", "reason", "malformed", stats.malformed.sum());
-        counter(out, "jcni_service_refusals_total", "reason", "not_allowed", stats.denied.sum());
-        counter(out, "jcni_service_refusals_total", "reason", "waited_too_long", stats.waitedOut.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "busy", stats.busy.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "malformed", stats.malformed.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "not_allowed", stats.denied.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "waited_too_long", stats.waitedOut.sum());
         header(out, "jcni_service_launcher_fallbacks_total", "counter",
                 "Calls the service sent back to the client's JVM launcher, by reason.");
-        counter(out, "jcni_service_launcher_fallbacks_total", "reason", "other_build", stats.mismatched.sum());
-        counter(out, "jcni_service_launcher_fallbacks_total", "reason", "other_files", stats.elsewhere.sum());
+        sample(out, "jcni_service_launcher_fallbacks_total", "reason", "other_build", stats.mismatched.sum());
+        sample(out, "jcni_service_launcher_fallbacks_total", "reason", "other_files", stats.elsewhere.sum());
         header(out, "jcni_service_calls_cancelled_total", "counter", "Calls the service cancelled, by reason.");
-        counter(out, "jcni_service_calls_cancelled_total", "reason", "client_left", stats.abandoned.sum());
-        counter(out, "jcni_service_calls_cancelled_total", "reason", "call_timeout", stats.timedOut.sum());
+        sample(out, "jcni_service_calls_cancelled_total", "reason", "client_left", stats.abandoned.sum());
+        sample(out, "jcni_service_calls_cancelled_total", "reason", "call_timeout", stats.timedOut.sum());
         header(out, "jcni_service_calls_hung_total", "counter", "Cancelled calls written off as hung.");
         out.append("jcni_service_calls_hung_total ").append(stats.hung.sum()).append('\n');
         gauge(out, "jcni_service_calls_hung", "Calls written off as hung that still run.", stats.hungNow.get());
@@ -207,41 +215,6 @@ final class ServiceMetrics implements PhaseSink {
     private static String poolLabels(IpamPools.Usage u) {
         return "plugin=\"" + u.plugin() + "\",network=\"" + escape(u.network()) + "\",family=\"" + u.family()
                 + "\"," + u.where() + "=\"" + escape(u.store()) + "\"";
-    }
-
-    private static void header(StringBuilder out, String name, String type, String help) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void gauge(StringBuilder out, String name, String help, long value) {
-        header(out, name, "gauge", help);
-        out.append(name).append(' ').append(value).append('\n');
-    }
-
-    private static void counter(StringBuilder out, String name, String label, String value, long count) {
-        out.append(name).append('{').append(label).append("=\"").append(value).append("\"} ").append(count)
-                .append('\n');
-    }
-
-    /** A label value as the text format wants it: backslash, double quote and line feed escaped. */
-    static String escape(String value) {
-        StringBuilder b = null;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            String replacement = c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : null;
-            if (replacement != null && b == null) {
-                b = new StringBuilder(value.length() + 8).append(value, 0, i);
-            }
-            if (b != null) {
-                if (replacement != null) {
-                    b.append(replacement);
-                } else {
-                    b.append(c);
-                }
-            }
-        }
-        return b == null ? value : b.toString();
     }
 
     /** Series in type, then command order, so that a scrape reads the same from one to the next. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # jcni against the Go reference, on this machine, in one run: the performance report of issue 7.
 #
-#   benchmarks/compare.sh [--quick] [--jmh] [--n N] [--n-full N] [--suites LIST] [--no-setup] [--no-build]
+#   benchmarks/compare.sh [--quick] [--jmh] [--n N] [--n-full N] [--suites LIST] [--metrics-n N] [--no-setup]
+#                         [--no-build]
 #
 # 1. scripts/setup (Debian's Go plugins, Go + libcni source, hyperfine, iproute2), then the build
 #    (./mvnw -B -q package -DskipTests) and the Go peers (it/scripts/build-go-tools.sh: libcni-driver, trivial-plugin).
@@ -21,7 +22,9 @@
 #    removing pods on containerd's example network, one containerd per side in a node of its own (issue 22,
 #    bench/containerd.py); the warm-up curve of a fresh service, with and without its AOT cache, against Go call by
 #    call (cold, issue 25); pods started at once, 10, 40 and 100, each a Go libcni process, on a network of bridge ->
-#    portmap -> firewall -> tuning (burst, issue 25). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
+#    portmap -> firewall -> tuning (burst, issue 25); the service's bridge ADD/DEL with metrics on and off
+#    (metrics, issue 28: bench/metrics_cost.py, two services of this dist side by side, one scraped every second,
+#    rounds alternating which goes first; its own namespaces, named with this run's tag). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
 #    suite's count must match its svc side's execs (a client that finds no service would run its JVM launcher
 #    silently).
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
@@ -37,7 +40,10 @@
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
 #   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,netfilter,
-#                    bandwidth,runtime,cluster-ipam,containerd,cold,burst (the default) and the extras ptp,bridge-static
+#                    bandwidth,runtime,cluster-ipam,containerd,cold,burst,metrics (the default) and the extras ptp,
+#                    bridge-static
+#   --metrics-n N    metrics suite: measured ADD/DEL pairs per side (default 300; --quick 30), after a tenth of that
+#                    (at least 1) as warm-up
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
 #   --cold-calls N   cold suite: calls through each fresh service (default 100; --quick 20); --cold-rounds N: fresh
 #                    services per variant, with and without its AOT cache (default 3; --quick 1)
@@ -58,8 +64,9 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
-cold_calls='' cold_rounds='' burst_sizes='' burst_rounds=''
+cold_calls='' cold_rounds='' burst_sizes='' burst_rounds='' metrics_n=''
 suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam,containerd,cold,burst
+suites+=,metrics
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -76,6 +83,7 @@ while [ $# -gt 0 ]; do
     --cold-rounds) cold_rounds=${2:?--cold-rounds needs a value}; shift ;;
     --burst-sizes) burst_sizes=${2:?--burst-sizes needs a value}; shift ;;
     --burst-rounds) burst_rounds=${2:?--burst-rounds needs a value}; shift ;;
+    --metrics-n) metrics_n=${2:?--metrics-n needs a value}; shift ;;
     --jmh-opts) jmh_opts=${2:?--jmh-opts needs a value}; shift ;;
     --no-setup) setup=false ;;
     --no-build) build=false ;;
@@ -88,15 +96,22 @@ done
 if $quick; then
   n=${n:-5} n_full=${n_full:-2} warmup=${warmup:-1} service_calls=${service_calls:-200}
   cold_calls=${cold_calls:-20} cold_rounds=${cold_rounds:-1} burst_sizes=${burst_sizes:-10} burst_rounds=${burst_rounds:-1}
+  metrics_n=${metrics_n:-30}
   jmh_opts=${jmh_opts:--f 1 -wi 1 -i 1 -w 500ms -r 500ms}
   block=10 factor=4
 else
   n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3} service_calls=${service_calls:-10000}
   cold_calls=${cold_calls:-100} cold_rounds=${cold_rounds:-3} burst_sizes=${burst_sizes:-10,40,100}
-  burst_rounds=${burst_rounds:-3}
+  burst_rounds=${burst_rounds:-3} metrics_n=${metrics_n:-300}
   jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}
   block=20 factor=5
 fi
+# The metrics suite is not measure.py's: it makes namespaces of its own, which must be made from this mount namespace
+# (one made inside `ip netns exec` would be mounted there only), so this script runs it beside measure.py.
+metrics=false measure_suites=''
+for s in ${suites//,/ }; do
+  if [ "$s" = metrics ]; then metrics=true; else measure_suites+=${measure_suites:+,}$s; fi
+done
 . "$root/scripts/as-root.sh"
 as_root "it creates network namespaces" "$root/benchmarks/compare.sh" "${args[@]}"
 
@@ -241,25 +256,46 @@ trap 'exit 143' TERM
 ip netns add "$hostns"
 namespaces+=("$hostns")
 ip -n "$hostns" link set lo up
-suffixes=$(python3 "$bench/measure.py" namespaces --suites "$suites" --burst-sizes "$burst_sizes")
+suffixes=''
+if [ -n "$measure_suites" ]; then
+  suffixes=$(python3 "$bench/measure.py" namespaces --suites "$measure_suites" --burst-sizes "$burst_sizes")
+fi
 for suffix in $suffixes; do
   ip netns add "$tag-$suffix"
   namespaces+=("$tag-$suffix")
 done
 
 mkdir -p "$out"
-rm -f "$out/report.md" "$out/exec-latency.svg" "$out/results.json" "$out/jmh.json" "$out/first-handle.txt"
+rm -f "$out/report.md" "$out/exec-latency.svg" "$out/results.json" "$out/jmh.json" "$out/first-handle.txt" \
+  "$out/metrics.json"
 # The client's peak RSS is read by a small static program (see its comment for why not Python's own wait4).
 gcc -std=c11 -Wall -Wextra -Werror -O2 -static -o "$work/rss-probe" "$bench/rss-probe.c" ||
   die "cannot build rss-probe (gcc and libc6-dev: scripts/setup)"
 python3 "$bench/machine.py" start --root "$root" --java "$java" >"$work/start.json"
-say "measuring: suites $suites, n $n ($n_full at 90 %), warm-up $warmup, in namespace $hostns"
-ip netns exec "$hostns" python3 "$bench/measure.py" run --out "$work/results.json" --suites "$suites" --tag "$tag" \
-  --work "$work" --dist "$root/dist" --go-bin "$gobin" --java "$java" --jar "$jar" --n "$n" --n-full "$n_full" \
-  --warmup "$warmup" --block "$block" --runtime-factor "$factor" --service-calls "$service_calls" \
-  --rss-probe "$work/rss-probe" --containerd-support "$root/it/src/test/containerd" --cold-calls "$cold_calls" \
-  --cold-rounds "$cold_rounds" --burst-sizes "$burst_sizes" --burst-rounds "$burst_rounds"
+if [ -n "$measure_suites" ]; then
+  say "measuring: suites $measure_suites, n $n ($n_full at 90 %), warm-up $warmup, in namespace $hostns"
+  ip netns exec "$hostns" python3 "$bench/measure.py" run --out "$work/results.json" --suites "$measure_suites" \
+    --tag "$tag" --work "$work" --dist "$root/dist" --go-bin "$gobin" --java "$java" --jar "$jar" --n "$n" \
+    --n-full "$n_full" --warmup "$warmup" --block "$block" --runtime-factor "$factor" \
+    --service-calls "$service_calls" --rss-probe "$work/rss-probe" \
+    --containerd-support "$root/it/src/test/containerd" --cold-calls "$cold_calls" --cold-rounds "$cold_rounds" \
+    --burst-sizes "$burst_sizes" --burst-rounds "$burst_rounds"
+else
+  # Only the metrics suite: the report's other sections have nothing to show.
+  printf '{"n": %d, "n_full": %d, "warmup": %d, "suites": {}}\n' "$n" "$n_full" "$warmup" >"$work/results.json"
+fi
 cp "$work/results.json" "$out/results.json"
+
+metrics_args=()
+if $metrics; then
+  metrics_warmup=$(( metrics_n / 10 > 0 ? metrics_n / 10 : 1 ))
+  say "metrics suite: the service's bridge ADD/DEL with metrics on and off, $metrics_n pairs per side after" \
+      "$metrics_warmup warm-up (bench/metrics_cost.py)"
+  python3 "$bench/metrics_cost.py" --dist "$root/dist" --n "$metrics_n" --warmup "$metrics_warmup" --tag "$tag" \
+    --json "$work/metrics.json" >&2 || die "the metrics suite failed (bench/metrics_cost.py, output above)"
+  cp "$work/metrics.json" "$out/metrics.json"
+  metrics_args=(--metrics "$out/metrics.json")
+fi
 
 jmh_args=()
 if $jmh; then
@@ -300,6 +336,6 @@ case $check in
   *) host="CHANGED: forwarding sysctls, CNI state or names this script uses (see compare.sh's output)" ;;
 esac
 python3 "$bench/report.py" --results "$out/results.json" --start "$work/start.json" --end "$work/end.json" \
-  "${jmh_args[@]}" --options="${args[*]}" --host-check="$host" --out "$out"
+  "${jmh_args[@]}" "${metrics_args[@]}" --options="${args[*]}" --host-check="$host" --out "$out"
 [ $check -ne 2 ] || die "the host changed (above); the report says so"
-say "report: $out/report.md (chart: exec-latency.svg)"
+say "report: $out/report.md$([ -f "$out/exec-latency.svg" ] && echo ' (chart: exec-latency.svg)')"

@@ -496,6 +496,9 @@ public final class RuntimeImpl implements CniRuntime {
             } catch (CniException e) {
                 // Deliberate (libcni 1.1.2 fails here, later libcni versions do as jcni): an unreadable cache file
                 // must not make the attachment undeletable. The plugins run without prevResult; the file goes.
+                RuntimeLog.log(RuntimeLog.CACHE, System.Logger.Level.WARNING, "DEL of " + net.name() + " "
+                        + rt.containerId() + "/" + rt.ifName() + ": the cached result cannot be read, the plugins run"
+                        + " without prevResult", e);
                 cached = null;
             }
             if (cached == null && journaled) {
@@ -882,7 +885,7 @@ public final class RuntimeImpl implements CniRuntime {
      * with {@code context} (code 6 for output that does not decode, the conversion's code for a result that cannot be
      * converted). What libcni accepts although the spec does not allow it (an interface index outside
      * {@code interfaces}, a 0.x {@code version} that contradicts its address) is accepted and passed on, with one
-     * warning line each to the stderr sink: a runtime must not fail a container that Go runtimes start.
+     * warning each ({@link RuntimeLog#RESULTS}): a runtime must not fail a container that Go runtimes start.
      */
     private CniResult decodeResult(String context, PluginConfig plugin, byte[] out, CniVersion version)
             throws CniRuntimeException {
@@ -894,8 +897,8 @@ public final class RuntimeImpl implements CniRuntime {
             throw failed(context, plugin.type(), e);
         }
         for (String warning : warnings) {
-            invoker.warn("jcni: warning: plugin " + describe(plugin) + " (add) printed " + warning
-                    + "; accepted and passed on, as Go libcni does");
+            RuntimeLog.log(RuntimeLog.RESULTS, System.Logger.Level.WARNING, "plugin " + describe(plugin)
+                    + " (add) printed " + warning + "; accepted and passed on, as Go libcni does");
         }
         return result;
     }

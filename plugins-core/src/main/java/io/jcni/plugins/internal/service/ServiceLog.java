@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.service;
 
+import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
 import java.io.PrintStream;
 
 /**
@@ -7,7 +8,7 @@ import java.io.PrintStream;
  * second, with the number left out, so that a flood of bad connections cannot flood the log), failures, and with
  * {@code JCNI_DEBUG=1} in the service's environment one line per call.
  */
-final class ServiceLog {
+final class ServiceLog implements MetricsServer.Log {
     private static final long REFUSAL_INTERVAL_NANOS = 1_000_000_000L;
 
     private final PrintStream out;
@@ -34,7 +35,8 @@ final class ServiceLog {
         }
     }
 
-    synchronized void refusal(String message) {
+    @Override
+    public synchronized void refusal(String message) {
         long now = System.nanoTime();
         if (now - lastRefusal < REFUSAL_INTERVAL_NANOS) {
             suppressed++;
@@ -45,7 +47,8 @@ final class ServiceLog {
         suppressed = 0;
     }
 
-    void failure(String message, Throwable t) {
+    @Override
+    public void failure(String message, Throwable t) {
         synchronized (out) {
             info(message + ": " + t);
             t.printStackTrace(out);

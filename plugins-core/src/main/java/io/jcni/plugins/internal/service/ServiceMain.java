@@ -3,6 +3,7 @@ package io.jcni.plugins.internal.service;
 import io.jcni.netlink.KernelException;
 import io.jcni.netlink.Netlink;
 import io.jcni.netlink.sys.UnixSocket;
+import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -113,7 +114,8 @@ public final class ServiceMain {
                 log.info("listening on " + socket + ", build " + buildId);
             }
             if (options.metricsAddress != null) {
-                metrics = MetricsServer.start(options.metricsAddress, service.enableMetrics(), log);
+                metrics = MetricsServer.start("--metrics-address", options.metricsAddress, service.enableMetrics(),
+                        log);
                 log.info("metrics at " + (metrics.port() < 0 ? options.metricsAddress
                         : options.metricsAddress.substring(0, options.metricsAddress.lastIndexOf(':') + 1)
                                 + metrics.port()) + " (GET /metrics)");

@@ -1,6 +1,13 @@
 package io.jcni.plugins.internal.service;
 
-import io.jcni.plugins.internal.ipam.hostlocal.IpamPools;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.escape;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.gauge;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.header;
+import static io.jcni.plugins.internal.pkg.metrics.PromText.sample;
+
+import io.jcni.plugins.internal.pkg.ipam.ranges.IpamPools;
+import io.jcni.plugins.internal.pkg.metrics.Exposition;
+import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
 import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.spec.CniJson;
 import io.jcni.spec.JsonNumber;
@@ -28,8 +35,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Label values are bounded: {@code type} is one of the image's plugin types (a call of another type is refused
  * before it runs), {@code command} one of the spec's verbs or {@code other}, {@code code} a CNI error code.
  */
-final class ServiceMetrics implements PhaseSink {
+final class ServiceMetrics implements PhaseSink, Exposition {
     private static final List<String> COMMANDS = List.of("ADD", "DEL", "CHECK", "GC", "STATUS", "VERSION");
+    /** How long one scrape may spend counting the IPAM pools' reservations (Prometheus' default timeout is 10 s). */
+    static final long POOL_BUDGET_NANOS = 3_000_000_000L;
 
     /** The figures of one plugin type and command. */
     static final class Series {
@@ -115,7 +124,8 @@ final class ServiceMetrics implements PhaseSink {
     }
 
     /** The exposition, UTF-8. */
-    byte[] render() {
+    @Override
+    public byte[] render() {
         StringBuilder out = new StringBuilder(8192);
         List<Series> all = new ArrayList<>(series.values());
         Collections.sort(all, new BySeries());
@@ -158,32 +168,39 @@ final class ServiceMetrics implements PhaseSink {
                 service.queueDepth());
         header(out, "jcni_service_refusals_total", "counter",
                 "Connections answered with an error without running a plugin, by reason.");
-        counter(out, "jcni_service_refusals_total", "reason", "busy", stats.busy.sum());
-        counter(out, "jcni_service_refusals_total", "reason", "malformed", stats.malformed.sum());
-        counter(out, "jcni_service_refusals_total", "reason", "not_allowed", stats.denied.sum());
-        counter(out, "jcni_service_refusals_total", "reason", "waited_too_long", stats.waitedOut.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "busy", stats.busy.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "malformed", stats.malformed.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "not_allowed", stats.denied.sum());
+        sample(out, "jcni_service_refusals_total", "reason", "waited_too_long", stats.waitedOut.sum());
         header(out, "jcni_service_launcher_fallbacks_total", "counter",
                 "Calls the service sent back to the client's JVM launcher, by reason.");
-        counter(out, "jcni_service_launcher_fallbacks_total", "reason", "other_build", stats.mismatched.sum());
-        counter(out, "jcni_service_launcher_fallbacks_total", "reason", "other_files", stats.elsewhere.sum());
+        sample(out, "jcni_service_launcher_fallbacks_total", "reason", "other_build", stats.mismatched.sum());
+        sample(out, "jcni_service_launcher_fallbacks_total", "reason", "other_files", stats.elsewhere.sum());
         header(out, "jcni_service_calls_cancelled_total", "counter", "Calls the service cancelled, by reason.");
-        counter(out, "jcni_service_calls_cancelled_total", "reason", "client_left", stats.abandoned.sum());
-        counter(out, "jcni_service_calls_cancelled_total", "reason", "call_timeout", stats.timedOut.sum());
+        sample(out, "jcni_service_calls_cancelled_total", "reason", "client_left", stats.abandoned.sum());
+        sample(out, "jcni_service_calls_cancelled_total", "reason", "call_timeout", stats.timedOut.sum());
         header(out, "jcni_service_calls_hung_total", "counter", "Cancelled calls written off as hung.");
         out.append("jcni_service_calls_hung_total ").append(stats.hung.sum()).append('\n');
         gauge(out, "jcni_service_calls_hung", "Calls written off as hung that still run.", stats.hungNow.get());
         header(out, "jcni_service_start_time_seconds", "gauge", "When the service started, in Unix time.");
         out.append("jcni_service_start_time_seconds ").append(startTime).append('\n');
 
-        List<IpamPools.Usage> pools = IpamPools.usage();
+        // Counted now, at the scrape (a directory read per host-local pool, one etcd range count per range of a
+        // cluster-ipam pool), never on a call's path; all of it within POOL_BUDGET, so that an etcd that does not
+        // answer costs a scrape at most that long (its pools then have no allocated figure in this scrape).
+        List<IpamPools.Usage> pools = IpamPools.usage(System.nanoTime() + POOL_BUDGET_NANOS);
         header(out, "jcni_ipam_addresses_allocated", "gauge",
-                "Addresses reserved in an IPAM pool the service has allocated from, by network and family.");
+                "Addresses reserved in an IPAM pool the service has allocated from, by network and family"
+                        + " (cluster-ipam: in the whole cluster).");
         for (IpamPools.Usage u : pools) {
-            out.append("jcni_ipam_addresses_allocated{").append(poolLabels(u)).append("} ").append(u.allocated())
-                    .append('\n');
+            if (u.allocated() >= 0) {
+                out.append("jcni_ipam_addresses_allocated{").append(poolLabels(u)).append("} ")
+                        .append(u.allocated()).append('\n');
+            }
         }
         header(out, "jcni_ipam_addresses_capacity", "gauge",
-                "Addresses an IPAM pool's ranges hold (the last configuration seen), by network and family.");
+                "Addresses an IPAM pool's ranges hold (the last configuration seen; gateways and cluster-ipam's"
+                        + " exclude left out), by network and family.");
         for (IpamPools.Usage u : pools) {
             out.append("jcni_ipam_addresses_capacity{").append(poolLabels(u)).append("} ").append(u.capacity())
                     .append('\n');
@@ -197,42 +214,7 @@ final class ServiceMetrics implements PhaseSink {
 
     private static String poolLabels(IpamPools.Usage u) {
         return "plugin=\"" + u.plugin() + "\",network=\"" + escape(u.network()) + "\",family=\"" + u.family()
-                + "\",data_dir=\"" + escape(u.dataDir()) + "\"";
-    }
-
-    private static void header(StringBuilder out, String name, String type, String help) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void gauge(StringBuilder out, String name, String help, long value) {
-        header(out, name, "gauge", help);
-        out.append(name).append(' ').append(value).append('\n');
-    }
-
-    private static void counter(StringBuilder out, String name, String label, String value, long count) {
-        out.append(name).append('{').append(label).append("=\"").append(value).append("\"} ").append(count)
-                .append('\n');
-    }
-
-    /** A label value as the text format wants it: backslash, double quote and line feed escaped. */
-    static String escape(String value) {
-        StringBuilder b = null;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            String replacement = c == '\\' ? "\\\\" : c == '"' ? "\\\"" : c == '\n' ? "\\n" : null;
-            if (replacement != null && b == null) {
-                b = new StringBuilder(value.length() + 8).append(value, 0, i);
-            }
-            if (b != null) {
-                if (replacement != null) {
-                    b.append(replacement);
-                } else {
-                    b.append(c);
-                }
-            }
-        }
-        return b == null ? value : b.toString();
+                + "\"," + u.where() + "=\"" + escape(u.store()) + "\"";
     }
 
     /** Series in type, then command order, so that a scrape reads the same from one to the next. */

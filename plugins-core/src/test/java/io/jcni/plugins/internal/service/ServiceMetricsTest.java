@@ -2,6 +2,8 @@ package io.jcni.plugins.internal.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
+import io.jcni.plugins.internal.pkg.metrics.PromText;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -56,7 +58,7 @@ class ServiceMetricsTest {
         service = PluginService.bind(new PluginService.Settings(dir.resolve("run/plugins.sock"),
                 ServiceTest.us(), 4, 16, ServiceTest.BUILD_ID, Duration.ofSeconds(10), false),
                 new ServiceLog(System.err, false));
-        metrics = MetricsServer.start("127.0.0.1:0", service.enableMetrics(), service.log());
+        metrics = MetricsServer.start("--metrics-address", "127.0.0.1:0", service.enableMetrics(), service.log());
         Path socket = service.settings().socket();
 
         // A /29 holds 5 addresses for containers (.2 to .6; .1 is the gateway): the sixth ADD finds it exhausted.
@@ -119,7 +121,7 @@ class ServiceMetricsTest {
                 ServiceTest.us(), 4, 16, ServiceTest.BUILD_ID, Duration.ofSeconds(10), false),
                 new ServiceLog(System.err, false));
         Path path = dir.resolve("run/metrics.sock");
-        metrics = MetricsServer.start(path.toString(), service.enableMetrics(), service.log());
+        metrics = MetricsServer.start("--metrics-address", path.toString(), service.enableMetrics(), service.log());
         assertThat(TestClient.call("VERSION").send(service.settings().socket()).status()).isZero();
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
                 java.nio.file.Files.getPosixFilePermissions(path))).isEqualTo("rw-------");
@@ -140,7 +142,7 @@ class ServiceMetricsTest {
         service = PluginService.bind(new PluginService.Settings(dir.resolve("run/plugins.sock"),
                 ServiceTest.us(), 4, 16, ServiceTest.BUILD_ID, Duration.ofSeconds(10), false),
                 new ServiceLog(System.err, false));
-        metrics = MetricsServer.start("127.0.0.1:0", service.enableMetrics(), service.log());
+        metrics = MetricsServer.start("--metrics-address", "127.0.0.1:0", service.enableMetrics(), service.log());
         // dhcp's ADD marks its "config" phase, then finds no daemon (code 50): the phase counts all the same.
         TestClient dhcp = TestClient.call("ADD").type("dhcp").env("CNI_CONTAINERID", "d1").env("CNI_IFNAME", "eth0")
                 .env("CNI_PATH", dir.toString()).env("CNI_NETNS", "/var/run/netns/unused")
@@ -160,7 +162,7 @@ class ServiceMetricsTest {
 
     @Test
     void labelValuesAreEscapedAndAddressesChecked() {
-        assertThat(ServiceMetrics.escape("a\"b\\c\nd")).isEqualTo("a\\\"b\\\\c\\nd");
+        assertThat(PromText.escape("a\"b\\c\nd")).isEqualTo("a\\\"b\\\\c\\nd");
         assertThat(MetricsServer.tcpAddress("[::1]:9464").getAddress().getHostAddress()).isEqualTo("0:0:0:0:0:0:0:1");
         assertThat(MetricsServer.tcpAddress("127.0.0.1:9464").getPort()).isEqualTo(9464);
         for (String bad : Set.of("9464", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:70000")) {

@@ -121,6 +121,8 @@ public final class JcniCli {
     }
 
     public static void main(String[] args) {
+        // The runtime's warnings are the command's to print, as "jcni: warning: ..." lines (see RuntimeLog).
+        io.jcni.runtime.internal.RuntimeLog.toConsole(System.err);
         int status = run(List.of(args), System.getenv(), System.in, System.out, System.err);
         System.out.flush();
         System.err.flush();

@@ -161,7 +161,7 @@ final class StatsTable {
                 Double cap = capacity.get(poolKey(s));
                 pools.append(String.format(Locale.ROOT, "%-32s %-6s %8d of %-8d %s%n", s.labels().get("network"),
                         s.labels().get("family"), (long) s.value(), cap == null ? 0 : cap.longValue(),
-                        s.labels().get("data_dir")));
+                        store(s)));
             }
         }
         StringBuilder out = new StringBuilder();
@@ -185,7 +185,13 @@ final class StatsTable {
 
     private static String poolKey(Sample s) {
         return s.labels().get("plugin") + "\t" + s.labels().get("network") + "\t" + s.labels().get("family") + "\t"
-                + s.labels().get("data_dir");
+                + store(s);
+    }
+
+    /** Where the pool is kept: host-local's {@code data_dir}, or cluster-ipam's {@code etcd_prefix} as etcd:PREFIX. */
+    private static String store(Sample s) {
+        String prefix = s.labels().get("etcd_prefix");
+        return prefix != null ? "etcd:" + prefix : s.labels().get("data_dir");
     }
 
     /**

@@ -253,11 +253,6 @@ public final class PluginInvoker {
         }
     }
 
-    /** Writes one warning line to the stderr sink, as plugins' stderr goes there (e.g. "jcni: warning: ..."). */
-    public void warn(String line) {
-        forward((line + "\n").getBytes(StandardCharsets.UTF_8));
-    }
-
     private void forward(byte[] stderr) {
         if (stderrSink == null || stderr.length == 0) {
             return;

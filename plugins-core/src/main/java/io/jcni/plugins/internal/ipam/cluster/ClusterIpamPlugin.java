@@ -5,6 +5,7 @@ import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
 import io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore;
 import io.jcni.plugins.internal.pkg.ipam.ranges.RangeConfig;
 import io.jcni.plugins.internal.pkg.ipam.ranges.RangeIpamPlugin;
+import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
 import io.jcni.plugins.sdk.CallerPath;
 import io.jcni.plugins.sdk.CniRequest;
 import io.jcni.runtime.internal.files.IoText;
@@ -91,6 +92,12 @@ public final class ClusterIpamPlugin extends RangeIpamPlugin<ClusterIpamPlugin.C
     @Override
     protected IpamStore open(Config config) {
         return ClusterStore.open(config.etcd(), config.ranges().network(), config.settings());
+    }
+
+    /** The pools the service's metrics report (the cluster's addresses allocated and capacity per network). */
+    @Override
+    protected void allocatedFrom(Config config, List<RangeSet> sets) {
+        ClusterPool.seen(config, sets);
     }
 
     /** {@code nodeName}, else the request's {@code JCNI_NODE_NAME}, else the kernel's host name. */

@@ -78,6 +78,12 @@ final class EtcdClient implements AutoCloseable {
         return kvs(call("/v3/kv/range", body.toString()), "/v3/kv/range");
     }
 
+    /** {@code Range} with {@code count_only}: how many keys {@code [key, end)} holds, none of them sent. */
+    long count(String key, String end) throws EtcdException {
+        String body = "{\"key\":\"" + b64(key) + "\",\"range_end\":\"" + b64(end) + "\",\"count_only\":true}";
+        return number(call("/v3/kv/range", body), "count", 0);
+    }
+
     /** Runs a transaction. */
     TxnResult txn(Txn txn) throws EtcdException {
         JsonObject response = call("/v3/kv/txn", txn.toJson());

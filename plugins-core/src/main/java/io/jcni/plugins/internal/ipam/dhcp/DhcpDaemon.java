@@ -1,5 +1,6 @@
 package io.jcni.plugins.internal.ipam.dhcp;
 
+import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.channels.Channel;
@@ -19,7 +20,9 @@ import java.util.Map;
  * {@code -socketpath} ({@code /run/cni/dhcp.sock}), {@code -pidfile} (absolute), {@code -hostprefix},
  * {@code -broadcast}, {@code -timeout} (10s), {@code -resendmax} (1m2s), {@code -resendtimeout} (3m28s), durations
  * as Go writes them ({@code 1.5s}, {@code 2m}, {@code 500ms}); and jcni's {@code -statedir} ({@code /run/cni/dhcp}),
- * where leases are kept across restarts. When the service manager passes a listening Unix socket as stdin (systemd's
+ * where leases are kept across restarts, and {@code -metrics-address} (none: off), where the leases' figures
+ * ({@link DhcpMetrics}) are served for Prometheus, {@code HOST:PORT} or an absolute Unix socket path (mode 0600; as
+ * given, not under {@code -hostprefix}). When the service manager passes a listening Unix socket as stdin (systemd's
  * {@code StandardInput=socket}), the daemon serves that one instead of binding {@code -socketpath}.
  *
  * <p>SIGTERM or SIGINT stops it: no new requests, maintenance stopped, the socket and pid file removed, leases kept
@@ -32,6 +35,8 @@ public final class DhcpDaemon {
     private static final String USAGE = "Usage: dhcp daemon [flags]\n"
             + "  -broadcast\n        broadcast DHCP leases\n"
             + "  -hostprefix string\n        optional prefix to host root\n"
+            + "  -metrics-address string\n        serve the leases' metrics (Prometheus text format, GET /metrics) "
+            + "on HOST:PORT or a Unix socket path (default: none)\n"
             + "  -pidfile string\n        optional path to write daemon PID to\n"
             + "  -resendmax duration\n        optional dhcp client max resend delay between requests (default 1m2s)\n"
             + "  -resendtimeout duration\n        optional dhcp client resend timeout, no more retries after this "
@@ -41,7 +46,8 @@ public final class DhcpDaemon {
             + "  -timeout duration\n        optional dhcp client timeout duration for each request (default 10s)\n";
 
     /** The parsed flags. */
-    record Flags(String socketPath, String pidFile, LeaseManager.Settings settings) {
+    /** The parsed flags; {@code metricsAddress} is empty for no metrics. */
+    record Flags(String socketPath, String pidFile, String metricsAddress, LeaseManager.Settings settings) {
     }
 
     /** A command line Go's flag package would refuse (exit status 2). */
@@ -77,6 +83,7 @@ public final class DhcpDaemon {
         Path pidFile = flags.pidFile().isEmpty() ? null : Path.of(flags.pidFile());
         LeaseManager manager = null;
         DaemonServer server = null;
+        MetricsServer metrics = null;
         try {
             if (pidFile != null) {
                 if (!pidFile.isAbsolute()) {
@@ -91,17 +98,28 @@ public final class DhcpDaemon {
             } else {
                 server = DaemonServer.bind(Path.of(socketPath), manager, err);
             }
+            if (!flags.metricsAddress().isEmpty()) {
+                metrics = MetricsServer.start("-metrics-address", flags.metricsAddress(), manager.metrics(),
+                        new DaemonLog(err));
+            }
         } catch (IOException | RuntimeException e) {
             err.println("dhcp daemon: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             err.flush();
+            if (server != null) {
+                server.close();
+            }
             if (manager != null) {
                 manager.close();
             }
             deletePidFile(pidFile, err);
             return 1;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(new Shutdown(server, manager, pidFile, err),
+        Runtime.getRuntime().addShutdownHook(new Thread(new Shutdown(server, manager, metrics, pidFile, err),
                 "jcni-dhcp-shutdown"));
+        if (metrics != null) {
+            new DaemonLog(err).log("dhcp daemon metrics at " + metricsAt(flags.metricsAddress(), metrics)
+                    + " (GET /metrics)");
+        }
         new DaemonLog(err).log("dhcp daemon listening on " + server.path() + ", leases in "
                 + flags.settings().stateDir());
         server.serve();
@@ -112,12 +130,14 @@ public final class DhcpDaemon {
     private static final class Shutdown implements Runnable {
         private final DaemonServer server;
         private final LeaseManager manager;
+        private final MetricsServer metrics;
         private final Path pidFile;
         private final PrintStream err;
 
-        Shutdown(DaemonServer server, LeaseManager manager, Path pidFile, PrintStream err) {
+        Shutdown(DaemonServer server, LeaseManager manager, MetricsServer metrics, Path pidFile, PrintStream err) {
             this.server = server;
             this.manager = manager;
+            this.metrics = metrics;
             this.pidFile = pidFile;
             this.err = err;
         }
@@ -127,8 +147,16 @@ public final class DhcpDaemon {
             new DaemonLog(err).log("dhcp daemon stopping; leases stay in " + manager.settings().stateDir());
             manager.close();
             server.close();
+            if (metrics != null) {
+                metrics.close();
+            }
             deletePidFile(pidFile, err);
         }
+    }
+
+    /** The metrics address with the port actually bound (an address given with port 0 gets one). */
+    private static String metricsAt(String address, MetricsServer metrics) {
+        return metrics.port() < 0 ? address : address.substring(0, address.lastIndexOf(':') + 1) + metrics.port();
     }
 
     private static void deletePidFile(Path pidFile, PrintStream err) {
@@ -150,18 +178,28 @@ public final class DhcpDaemon {
         values.put("pidfile", "");
         values.put("hostprefix", "");
         values.put("statedir", LeaseManager.Settings.DEFAULT_STATE_DIR.toString());
+        values.put("metrics-address", "");
         values.put("broadcast", "false");
         values.put("timeout", "10s");
         values.put("resendmax", "1m2s");
         values.put("resendtimeout", "3m28s");
         readFlags(args, values);
         String socketPath = values.get("socketpath");
+        String metricsAddress = values.get("metrics-address");
+        if (!metricsAddress.isEmpty() && !metricsAddress.startsWith("/")) {
+            try {
+                MetricsServer.tcpAddress(metricsAddress); // checked now, bound once the daemon's socket is
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("invalid value \"" + metricsAddress + "\" for flag -metrics-address: "
+                        + e.getMessage(), false);
+            }
+        }
         LeaseManager.Settings settings = new LeaseManager.Settings(Path.of(values.get("statedir")),
                 values.get("hostprefix"), values.get("broadcast").equals("true"),
                 positive("timeout", values.get("timeout")), positive("resendmax", values.get("resendmax")),
                 positive("resendtimeout", values.get("resendtimeout")));
         return new Flags(socketPath.isEmpty() ? DhcpConfig.DEFAULT_SOCKET : socketPath, values.get("pidfile"),
-                settings);
+                metricsAddress, settings);
     }
 
     /**

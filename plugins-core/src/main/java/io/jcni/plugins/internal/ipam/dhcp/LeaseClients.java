@@ -20,10 +20,12 @@ final class LeaseClients {
 
     private final LeaseManager.Settings settings;
     private final DaemonLog log;
+    private final DhcpMetrics metrics;
 
-    LeaseClients(LeaseManager.Settings settings, DaemonLog log) {
+    LeaseClients(LeaseManager.Settings settings, DaemonLog log, DhcpMetrics metrics) {
         this.settings = settings;
         this.log = log;
+        this.metrics = metrics;
     }
 
     /** A client of {@code lease} on {@code socket}; {@code stop} ends its waits. */
@@ -58,6 +60,7 @@ final class LeaseClients {
                         throw new CniException(CniError.TRY_AGAIN_LATER, "the dhcp daemon is stopping");
                     }
                     if (f.kind() == DhcpFailure.Kind.LINK) {
+                        metrics.failed(DhcpMetrics.Operation.ACQUIRE);
                         throw new CniException(CniError.IO_FAILURE, f.getMessage());
                     }
                     last = f;
@@ -78,8 +81,10 @@ final class LeaseClients {
                 }
             }
         } catch (KernelException e) {
+            metrics.failed(DhcpMetrics.Operation.ACQUIRE);
             throw new CniException(CniError.IO_FAILURE, "dhcp on " + lease.ifName + ": " + e.getMessage());
         }
+        metrics.failed(DhcpMetrics.Operation.ACQUIRE);
         throw new CniException(CniError.TRY_AGAIN_LATER, "no DHCP lease on " + lease.ifName + " within "
                 + (System.currentTimeMillis() - start) / 1000 + " s: " + last.getMessage(),
                 "the daemon tried for its resend timeout of " + settings.resendTimeoutMillis() / 1000
@@ -91,7 +96,9 @@ final class LeaseClients {
         log.log(managed.describe() + ": releasing lease of " + IpText.format(managed.lease.address()));
         try (PacketSocket socket = socket(netns, ifIndex)) {
             client(socket, managed, stop).release(managed.lease);
+            metrics.released();
         } catch (DhcpFailure | KernelException e) {
+            metrics.failed(DhcpMetrics.Operation.RELEASE);
             log.log(managed.describe() + ": failed to release DHCP lease: " + e.getMessage());
         }
     }

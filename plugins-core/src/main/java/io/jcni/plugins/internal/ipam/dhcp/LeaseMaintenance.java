@@ -30,9 +30,10 @@ final class LeaseMaintenance {
     private final AttachmentLocks locks;
     private final DaemonLog log;
     private final ScheduledThreadPoolExecutor scheduler;
+    private final DhcpMetrics metrics;
 
     LeaseMaintenance(LeaseManager manager, LeaseStore store, LeaseClients clients, AttachmentLocks locks,
-            DaemonLog log, ScheduledThreadPoolExecutor scheduler) {
+            DaemonLog log, ScheduledThreadPoolExecutor scheduler, DhcpMetrics metrics) {
         this.manager = manager;
         this.settings = manager.settings();
         this.store = store;
@@ -40,6 +41,7 @@ final class LeaseMaintenance {
         this.locks = locks;
         this.log = log;
         this.scheduler = scheduler;
+        this.metrics = metrics;
     }
 
     /** Runs the lease's next step at {@code at} (replacing one scheduled), unless the lease or the manager stopped. */
@@ -127,11 +129,16 @@ final class LeaseMaintenance {
             log.log(managed.describe() + (rebinding ? ": rebinding lease" : ": renewing lease"));
             long window = Math.min(until, now + settings.timeoutMillis());
             Lease fresh = rebinding ? client.rebind(lease, window) : client.renew(lease, window);
+            metrics.renewed(rebinding);
             commit(managed, fresh, rebinding ? "rebound" : "renewed");
+        } catch (KernelException e) {
+            metrics.failed(rebinding ? DhcpMetrics.Operation.REBIND : DhcpMetrics.Operation.RENEW);
+            throw e;
         } catch (DhcpFailure f) {
             if (f.kind() == DhcpFailure.Kind.STOPPED) {
                 return;
             }
+            metrics.failed(rebinding ? DhcpMetrics.Operation.REBIND : DhcpMetrics.Operation.RENEW);
             log.log(managed.describe() + ": " + f.getMessage());
             if (f.kind() == DhcpFailure.Kind.NAK) {
                 regain(managed, link);
@@ -165,6 +172,7 @@ final class LeaseMaintenance {
             DhcpClient client = clients.client(socket, managed, manager.stop(managed));
             Lease fresh = client.acquire(managed.lease.address(), System.currentTimeMillis()
                     + settings.timeoutMillis());
+            metrics.acquired();
             if (Arrays.equals(fresh.address(), managed.lease.address())) {
                 commit(managed, fresh, "regained");
                 return;
@@ -176,8 +184,10 @@ final class LeaseMaintenance {
             if (f.kind() == DhcpFailure.Kind.STOPPED) {
                 return;
             }
+            metrics.failed(DhcpMetrics.Operation.ACQUIRE);
             log.log(managed.describe() + ": " + f.getMessage());
         } catch (KernelException e) {
+            metrics.failed(DhcpMetrics.Operation.ACQUIRE);
             log.log(managed.describe() + ": " + e.getMessage());
         }
         expire(managed, link);

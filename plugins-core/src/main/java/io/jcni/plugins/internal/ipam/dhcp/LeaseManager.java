@@ -85,6 +85,7 @@ public final class LeaseManager implements AutoCloseable {
     private final ScheduledThreadPoolExecutor scheduler;
     private final LeaseClients clients;
     private final LeaseMaintenance maintenance;
+    private final DhcpMetrics metrics;
     private volatile boolean closed;
 
     private LeaseManager(Settings settings, PrintStream log) {
@@ -95,8 +96,9 @@ public final class LeaseManager implements AutoCloseable {
         this.scheduler = new ScheduledThreadPoolExecutor(2, new Threads("jcni-dhcp-lease-"));
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.clients = new LeaseClients(settings, this.log);
-        this.maintenance = new LeaseMaintenance(this, store, clients, locks, this.log, scheduler);
+        this.metrics = new DhcpMetrics(this);
+        this.clients = new LeaseClients(settings, this.log, metrics);
+        this.maintenance = new LeaseMaintenance(this, store, clients, locks, this.log, scheduler, metrics);
     }
 
     /**
@@ -124,6 +126,22 @@ public final class LeaseManager implements AutoCloseable {
     /** The leases held now (for tests and STATUS). */
     int leaseCount() {
         return leases.size();
+    }
+
+    /** The leases in {@code state} now (for the metrics: a pass over the map, which calls may change meanwhile). */
+    int leaseCount(ManagedLease.State state) {
+        int n = 0;
+        for (ManagedLease lease : leases.values()) {
+            if (lease.state == state) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The figures of this manager's leases and exchanges ({@code dhcp daemon -metrics-address}). */
+    DhcpMetrics metrics() {
+        return metrics;
     }
 
     /** Keys with a lock in use now (for tests: none once every call is done). */
@@ -282,6 +300,7 @@ public final class LeaseManager implements AutoCloseable {
                 leases.put(key, lease);
                 maintenance.schedule(lease, lease.lease.renewAt());
                 undo.commit();
+                metrics.acquired();
                 log.log(lease.describe() + ": lease of " + IpText.format(lease.lease.address())
                         + " acquired, expiration is " + DaemonLog.time(lease.lease.expiresAt()));
                 return lease;

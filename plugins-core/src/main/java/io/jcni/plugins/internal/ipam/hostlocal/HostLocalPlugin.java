@@ -77,7 +77,7 @@ public final class HostLocalPlugin extends RangeIpamPlugin<HostLocalPlugin.Confi
     /** The pools the service's metrics report (addresses allocated and capacity per network). */
     @Override
     protected void allocatedFrom(Config config, List<RangeSet> sets) {
-        IpamPools.seen(config.dataDir(), config.ranges().network(), sets);
+        HostLocalPool.seen(config.dataDir(), config.ranges().network(), sets);
     }
 
         /** Ready when the network's data directory can be created and written: 50 otherwise. */

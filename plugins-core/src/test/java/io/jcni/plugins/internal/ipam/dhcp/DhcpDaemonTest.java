@@ -17,7 +17,24 @@ class DhcpDaemonTest {
         DhcpDaemon.Flags flags = DhcpDaemon.parse(new String[0]);
         assertThat(flags.socketPath()).isEqualTo("/run/cni/dhcp.sock");
         assertThat(flags.pidFile()).isEmpty();
+        assertThat(flags.metricsAddress()).as("metrics are off by default").isEmpty();
         assertThat(flags.settings()).isEqualTo(LeaseManager.Settings.defaults(Path.of("/run/cni/dhcp")));
+    }
+
+    @Test
+    void metricsAddressIsHostPortOrASocketPathCheckedBeforeStart() throws Exception {
+        assertThat(DhcpDaemon.parse(new String[] {"-metrics-address", "127.0.0.1:9465"}).metricsAddress())
+                .isEqualTo("127.0.0.1:9465");
+        assertThat(DhcpDaemon.parse(new String[] {"--metrics-address=/run/cni/dhcp-metrics.sock"}).metricsAddress())
+                .isEqualTo("/run/cni/dhcp-metrics.sock");
+        assertThatThrownBy(() -> DhcpDaemon.parse(new String[] {"-metrics-address", "9465"})).hasMessage(
+                "invalid value \"9465\" for flag -metrics-address: not HOST:PORT or an absolute socket path: 9465");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(DhcpDaemon.run(new String[] {"-metrics-address", "127.0.0.1:99999"},
+                new PrintStream(err, true, StandardCharsets.UTF_8))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith(
+                "invalid value \"127.0.0.1:99999\" for flag -metrics-address: not a port number: 99999\n")
+                .contains("-metrics-address string");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.jcni.plugins.internal.service;
+package io.jcni.plugins.internal.pkg.metrics;
 
 import io.jcni.netlink.KernelException;
 import io.jcni.netlink.sys.UnixSocket;
@@ -16,29 +16,42 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 
 /**
- * {@code jcni serve --metrics-address}: answers {@code GET /metrics} with {@link ServiceMetrics#render()}, on a TCP
- * address ({@code 127.0.0.1:9464}, {@code [::1]:9464}) or a Unix socket path ({@code /run/jcni/metrics.sock}, mode
- * 0600 like the service's).
+ * {@code jcni serve --metrics-address}, {@code dhcp daemon -metrics-address}: answers {@code GET /metrics} with what
+ * an {@link Exposition} renders, on a TCP address ({@code 127.0.0.1:9464}, {@code [::1]:9464}) or a Unix socket path
+ * ({@code /run/jcni/metrics.sock}, mode 0600 like the service's).
  *
  * <p>HTTP/1.1 by hand, one request per connection ({@code Connection: close}), one connection at a time on one
  * thread, each bounded (8 KiB of request head, 5 s to send it and take the answer): a scraper asks every few
  * seconds, so a small listener that a stalled peer can hold 5 s at most is enough, and the JDK's
  * {@code jdk.httpserver} would add a module to the image for this alone. The listener never touches a call's path:
- * a scrape reads counters the calls update.
+ * a scrape reads counters the calls update. What goes wrong with the listener itself (an accept that fails, a
+ * render that throws) goes to the process's {@link Log}, a refusal at most once a second.
  */
-final class MetricsServer implements AutoCloseable {
+public final class MetricsServer implements AutoCloseable {
     private static final int MAX_HEAD = 8192;
     private static final Duration IO_TIMEOUT = Duration.ofSeconds(5);
+    private static final long REFUSAL_INTERVAL_NANOS = 1_000_000_000L;
 
-    private final ServiceMetrics metrics;
-    private final ServiceLog log;
+    /** Where the listener reports its own trouble: the process's log. */
+    public interface Log {
+        /** The listener could not take a connection (it goes on). */
+        void refusal(String message);
+
+        /** A scrape failed with an unexpected exception (the listener goes on). */
+        void failure(String message, Throwable t);
+    }
+
+    private final Exposition metrics;
+    private final Log log;
     private final ServerSocket tcp;
     private final UnixSocket unix;
     private final Path unixPath;
     private final Thread thread;
     private volatile boolean closing;
+    /** When the listener last logged a refusal; only its thread reads and writes it. */
+    private long lastRefusal = System.nanoTime() - REFUSAL_INTERVAL_NANOS;
 
-    private MetricsServer(ServiceMetrics metrics, ServiceLog log, ServerSocket tcp, UnixSocket unix, Path unixPath) {
+    private MetricsServer(Exposition metrics, Log log, ServerSocket tcp, UnixSocket unix, Path unixPath) {
         this.metrics = metrics;
         this.log = log;
         this.tcp = tcp;
@@ -48,8 +61,12 @@ final class MetricsServer implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    /** Listens on {@code address} (see the class comment) and serves until {@link #close}. */
-    static MetricsServer start(String address, ServiceMetrics metrics, ServiceLog log) throws IOException {
+    /**
+     * Listens on {@code address} (see the class comment) and serves until {@link #close}.
+     *
+     * @param flag the option that named the address ({@code --metrics-address}), for error messages
+     */
+    public static MetricsServer start(String flag, String address, Exposition metrics, Log log) throws IOException {
         MetricsServer server;
         if (address.startsWith("/")) {
             Path path = Path.of(address);
@@ -58,13 +75,13 @@ final class MetricsServer implements AutoCloseable {
                         LinkOption.NOFOLLOW_LINKS).isOther()) {
                     throw new IOException(path + " exists and is not a socket: not removed");
                 }
-                Files.delete(path); // a stale socket: the service's own socket was free, so no service runs
+                Files.delete(path); // a stale socket: the process's own socket was free, so no other one runs
             }
             UnixSocket listener;
             try {
                 listener = UnixSocket.listen(path, 16);
             } catch (KernelException e) {
-                throw new IOException("--metrics-address " + address + ": " + e.getMessage(), e);
+                throw new IOException(flag + " " + address + ": " + e.getMessage(), e);
             }
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
             server = new MetricsServer(metrics, log, null, listener, path);
@@ -75,7 +92,7 @@ final class MetricsServer implements AutoCloseable {
                 socket.bind(tcpAddress(address), 16);
             } catch (IOException | IllegalArgumentException e) {
                 socket.close();
-                throw new IOException("--metrics-address " + address + ": " + e.getMessage(), e);
+                throw new IOException(flag + " " + address + ": " + e.getMessage(), e);
             }
             server = new MetricsServer(metrics, log, socket, null, null);
         }
@@ -84,7 +101,7 @@ final class MetricsServer implements AutoCloseable {
     }
 
     /** {@code HOST:PORT}, the host an IPv4 address, {@code [IPv6]} or a name. */
-    static InetSocketAddress tcpAddress(String address) {
+    public static InetSocketAddress tcpAddress(String address) {
         int colon = address.lastIndexOf(':');
         if (colon <= 0 || colon == address.length() - 1) {
             throw new IllegalArgumentException("not HOST:PORT or an absolute socket path: " + address);
@@ -106,7 +123,7 @@ final class MetricsServer implements AutoCloseable {
     }
 
     /** The TCP port listened on (for an address given with port 0), or -1 on a Unix socket. */
-    int port() {
+    public int port() {
         return tcp == null ? -1 : tcp.getLocalPort();
     }
 
@@ -174,6 +191,15 @@ final class MetricsServer implements AutoCloseable {
         return -1;
     }
 
+    /** Logs a refusal unless one was logged less than a second ago, so that a failing accept cannot flood the log. */
+    private void refusal(String message) {
+        long now = System.nanoTime();
+        if (now - lastRefusal >= REFUSAL_INTERVAL_NANOS) {
+            lastRefusal = now;
+            log.refusal(message);
+        }
+    }
+
     private final class Serve implements Runnable {
         @Override
         public void run() {
@@ -186,7 +212,7 @@ final class MetricsServer implements AutoCloseable {
                     }
                 } catch (IOException | KernelException e) {
                     if (!closing) {
-                        log.refusal("metrics: " + e.getMessage());
+                        refusal("metrics: " + e.getMessage());
                         pause();
                     }
                 } catch (RuntimeException | Error e) {

@@ -59,6 +59,22 @@ final class ClusterEtcd implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a write whose failure branch reads what a retry needs: its outcome, or null if it failed on a lease that
+     * expired in between (a lost race, as for {@link #commit}).
+     */
+    TxnResult attempt(Txn write) throws IpamException {
+        try {
+            return etcd.txn(write);
+        } catch (EtcdException e) {
+            if (e.kind() == EtcdException.Kind.LEASE_NOT_FOUND) {
+                grantedLease = 0;
+                return null;
+            }
+            throw failure(e);
+        }
+    }
+
     /** This call's lease of {@code ttlSeconds}, granted on first use. */
     long lease(long ttlSeconds) throws IpamException {
         if (grantedLease == 0) {

@@ -44,14 +44,16 @@ final class Blocks {
 
     /**
      * A free address of {@code set}: from one of {@code myBlocks} whose use the node's view knows (no read), else
-     * from {@code myBlocks} read now, else from a block claimed into {@code write} (and added to {@code claims}), else
-     * borrowed.
+     * (unless {@code knownOnly}) from {@code myBlocks} read now, else from a block claimed into {@code write} (and
+     * added to {@code claims}), else borrowed. Null if there is none (with {@code knownOnly}: none the view knows).
      */
-    IpAddress next(RangeSet set, List<IpAddress> myBlocks, Txn write, List<IpAddress> claims) throws IpamException {
+    IpAddress next(RangeSet set, List<IpAddress> myBlocks, Txn write, List<IpAddress> claims, boolean knownOnly)
+            throws IpamException {
         IpAddress got = fromKnownBlocks(set, myBlocks);
-        if (got == null) {
-            got = fromMyBlocks(set, myBlocks);
+        if (got != null || knownOnly) {
+            return got;
         }
+        got = fromMyBlocks(set, myBlocks);
         if (got == null) {
             got = claimBlock(set, write, claims);
         }

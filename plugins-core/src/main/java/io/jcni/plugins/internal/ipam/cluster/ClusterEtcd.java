@@ -18,6 +18,8 @@ final class ClusterEtcd implements AutoCloseable {
     private final SplittableRandom random;
     /** A lease granted during this call, reused by its retries (0: none). */
     private long grantedLease;
+    /** Requests sent to etcd by this call (its cost in round trips; read by tests). */
+    private int requests;
 
     ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
         this.etcd = etcd;
@@ -26,6 +28,7 @@ final class ClusterEtcd implements AutoCloseable {
 
     /** Runs a transaction whose outcome the caller reads (a read, or a write whose compares cannot fail). */
     TxnResult call(Txn txn) throws IpamException {
+        requests++;
         try {
             return etcd.txn(txn);
         } catch (EtcdException e) {
@@ -48,6 +51,7 @@ final class ClusterEtcd implements AutoCloseable {
      * a lost race: it is granted again on the retry.
      */
     boolean commit(Txn write) throws IpamException {
+        requests++;
         try {
             return etcd.txn(write).succeeded;
         } catch (EtcdException e) {
@@ -64,6 +68,7 @@ final class ClusterEtcd implements AutoCloseable {
      * expired in between (a lost race, as for {@link #commit}).
      */
     TxnResult attempt(Txn write) throws IpamException {
+        requests++;
         try {
             return etcd.txn(write);
         } catch (EtcdException e) {
@@ -78,6 +83,7 @@ final class ClusterEtcd implements AutoCloseable {
     /** This call's lease of {@code ttlSeconds}, granted on first use. */
     long lease(long ttlSeconds) throws IpamException {
         if (grantedLease == 0) {
+            requests++;
             try {
                 grantedLease = etcd.grantLease(ttlSeconds);
             } catch (EtcdException e) {
@@ -85,6 +91,11 @@ final class ClusterEtcd implements AutoCloseable {
             }
         }
         return grantedLease;
+    }
+
+    /** The requests this call sent to etcd so far (its round trips, authentication aside). */
+    int requests() {
+        return requests;
     }
 
     /** A short random sleep after the {@code attempt}th lost race, growing with the attempts. */

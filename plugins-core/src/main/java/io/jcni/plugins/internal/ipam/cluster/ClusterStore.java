@@ -253,7 +253,9 @@ public final class ClusterStore implements IpamStore {
 
         @Override
         public IpAddress takeNext(int setIndex, RangeSet set) throws IpamException {
-            return blocks.next(set, read.myBlocks(), write, claims);
+            // An attempt from the view reads nothing: with no free address the view knows of, it gives up (the
+            // allocator answers "none available") and the next attempt reads.
+            return blocks.next(set, read.myBlocks(), write, claims, read.assumed());
         }
     }
 
@@ -374,6 +376,11 @@ public final class ClusterStore implements IpamStore {
     /** Marks this node's host-local import done ({@code imported/<node>}), with what it could not import. */
     void importDone(String report) throws IpamException {
         etcd.commit(new Txn().put(keys.imported(node), report.getBytes(StandardCharsets.UTF_8), 0));
+    }
+
+    /** The requests this store sent to etcd so far (tests count round trips with it). */
+    int etcdRequests() {
+        return etcd.requests();
     }
 
     @Override

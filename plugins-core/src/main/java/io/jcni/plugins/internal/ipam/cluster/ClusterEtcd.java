@@ -65,15 +65,20 @@ final class ClusterEtcd implements AutoCloseable {
 
     /**
      * Runs a write whose failure branch reads what a retry needs: its outcome, or null if it failed on a lease that
-     * expired in between (a lost race, as for {@link #commit}).
+     * expired in between (a lost race, as for {@link #commit}) or, when {@code unread} (nothing was read before it),
+     * if its first attempt did not answer quickly ({@link EtcdClient#txnOrSlow}): the caller reads, which waits out
+     * an election, before it writes again.
      */
-    TxnResult attempt(Txn write) throws IpamException {
+    TxnResult attempt(Txn write, boolean unread) throws IpamException {
         requests++;
         try {
-            return etcd.txn(write);
+            return unread ? etcd.txnOrSlow(write) : etcd.txn(write);
         } catch (EtcdException e) {
             if (e.kind() == EtcdException.Kind.LEASE_NOT_FOUND) {
                 grantedLease = 0;
+                return null;
+            }
+            if (e.kind() == EtcdException.Kind.SLOW) {
                 return null;
             }
             throw failure(e);

@@ -131,7 +131,9 @@ public final class ClusterStore implements IpamStore {
             for (int k = 0; k < touched.size(); k++) {
                 blocks.readOnFailure(write, touched.get(k), lengths.get(k));
             }
-            TxnResult result = etcd.attempt(write);
+            // From the view nothing was read: a write that a follower forwarded to a stopped leader is given up
+            // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
+            TxnResult result = etcd.attempt(write, read.assumed());
             if (result != null && result.succeeded) {
                 remember(result.revision, read, registers, beat, claims, out);
                 return out;

@@ -301,7 +301,8 @@ final class EtcdClient implements AutoCloseable {
     private HttpChannel channel(int at) throws EtcdException {
         if (channels[at] == null) {
             Endpoint e = config.endpoints().get(at);
-            channels[at] = new HttpChannel(e.host(), e.port(), e.tls() ? tls() : null,
+            HttpChannel idle = e.tls() ? null : IdleChannels.take(e);
+            channels[at] = idle != null ? idle : new HttpChannel(e.host(), e.port(), e.tls() ? tls() : null,
                     config.dialTimeoutSeconds() * 1_000_000_000L);
         }
         return channels[at];
@@ -474,9 +475,14 @@ final class EtcdClient implements AutoCloseable {
 
     @Override
     public void close() {
-        for (HttpChannel c : channels) {
+        for (int i = 0; i < channels.length; i++) {
+            HttpChannel c = channels[i];
             if (c != null) {
-                c.close();
+                EtcdConfig.Endpoint e = config.endpoints().get(i);
+                if (e.tls() || !c.isOpen() || !IdleChannels.give(e, c)) {
+                    c.close();
+                }
+                channels[i] = null;
             }
         }
     }

@@ -28,12 +28,14 @@ import java.util.SplittableRandom;
  * lock is held across the network), an attachment's addresses and its owner record are created and deleted
  * together, and a node allocates from blocks it claimed (one transaction) before it borrows from anyone's.
  *
- * <p>The parts: {@link ClusterKeys} (key layout and values), {@link AllocationRead} (what an ADD reads), {@link
+ * <p>The parts: {@link ClusterKeys} (key layout and values), {@link AllocationRead} (what an ADD works from), {@link
+ * NodeView} (what this JVM's ADDs of the node read before, kept between calls), {@link
  * RangeRegistry} (the networks' ranges), {@link Blocks} (where a free address is found), {@link NodeLiveness},
  * {@link Reclaim} (DEL and GC) and {@link ClusterEtcd} (transactions, lost races, the call's lease). This class runs
  * the operations of {@link IpamStore} over them.
  *
- * <p>One instance serves one plugin call (its {@link EtcdClient} carries the call's deadline). Not thread-safe.
+ * <p>One instance serves one plugin call (its {@link EtcdClient} carries the call's deadline). Not thread-safe; the
+ * {@link NodeView} it shares with the JVM's other calls is.
  */
 public final class ClusterStore implements IpamStore {
     /** Writes that lose a race are retried from a fresh read this many times (each loss means another call won). */

@@ -13,13 +13,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Where a node finds a free address (the design is in the package documentation): in the blocks it claimed, else in a
- * block it claims now (in the same transaction as the allocation), else anywhere in the range (borrowing). Reads only;
- * a claim goes into the caller's write.
+ * Where a node finds a free address (the design is in the package documentation): in the blocks it claimed (from what
+ * the node's {@link NodeView} knows of them, else read now), else in a block it claims now (in the same transaction
+ * as the allocation), else anywhere in the range (borrowing). Reads only; a claim goes into the caller's write, and
+ * what is read goes into the view.
  */
 final class Blocks {
     /** Keys read per page when scanning a range for a free address. */
@@ -29,19 +31,31 @@ final class Blocks {
     private final ClusterKeys keys;
     private final ClusterStore.Settings settings;
     private final SplittableRandom random;
+    private final NodeView view;
 
-    Blocks(ClusterEtcd etcd, ClusterKeys keys, ClusterStore.Settings settings, SplittableRandom random) {
+    Blocks(ClusterEtcd etcd, ClusterKeys keys, ClusterStore.Settings settings, SplittableRandom random,
+            NodeView view) {
+        this.view = view;
         this.etcd = etcd;
         this.keys = keys;
         this.settings = settings;
         this.random = random;
     }
 
-    /** A free address of {@code set}: from {@code myBlocks}, a block claimed into {@code write}, or borrowed. */
-    IpAddress next(RangeSet set, List<IpAddress> myBlocks, Txn write) throws IpamException {
-        IpAddress got = fromMyBlocks(set, myBlocks);
+    /**
+     * A free address of {@code set}: from one of {@code myBlocks} whose use the node's view knows (no read), else
+     * (unless {@code knownOnly}) from {@code myBlocks} read now, else from a block claimed into {@code write} (and
+     * added to {@code claims}), else borrowed. Null if there is none (with {@code knownOnly}: none the view knows).
+     */
+    IpAddress next(RangeSet set, List<IpAddress> myBlocks, Txn write, List<IpAddress> claims, boolean knownOnly)
+            throws IpamException {
+        IpAddress got = fromKnownBlocks(set, myBlocks);
+        if (got != null || knownOnly) {
+            return got;
+        }
+        got = fromMyBlocks(set, myBlocks);
         if (got == null) {
-            got = claimBlock(set, write);
+            got = claimBlock(set, write, claims);
         }
         if (got == null) {
             got = borrow(set);
@@ -61,15 +75,54 @@ final class Blocks {
     }
 
     /** The prefix length of the blocks of {@code range}: the configured size, or the subnet if that is smaller. */
-    private int blockLength(IpRange range) {
+    int blockLength(IpRange range) {
         int configured = range.isV6() ? settings.blockSizeV6() : settings.blockSizeV4();
         return Math.max(configured, range.subnet().prefixLength());
     }
 
-    /** A free address in one of this node's blocks that lie in {@code set}; null if they are all full. */
-    private IpAddress fromMyBlocks(RangeSet set, List<IpAddress> myBlocks) throws IpamException {
+    /** The block of {@code ip}, an address of {@code range}. */
+    IpAddress blockOf(IpAddress ip, IpRange range) {
+        return ip.masked(blockLength(range));
+    }
+
+    /** Adds to {@code txn}'s failure branch the read of the address keys of {@code block} (see {@link #learn}). */
+    void readOnFailure(Txn txn, IpAddress block, int length) {
+        txn.rangeOnFailure(keys.ip(block), keys.ip(block.lastInPrefix(length)) + "\0", true, 0);
+    }
+
+    /** Tells the node's view the address keys of {@code block}, as read at {@code revision}. */
+    void learn(IpAddress block, int length, List<Kv> used, long revision) throws IpamException {
+        view.usage(block, length, addresses(used), revision);
+    }
+
+    /** A free address in one of this node's blocks whose use the view knows, without reading; null if none. */
+    private IpAddress fromKnownBlocks(RangeSet set, List<IpAddress> myBlocks) throws IpamException {
+        Map<IpAddress, NodeView.Usage> known = view.usage();
+        if (known.isEmpty()) {
+            return null;
+        }
         List<IpAddress> blocks = new ArrayList<>();
         List<IpRange> ranges = new ArrayList<>();
+        mine(set, myBlocks, blocks, ranges);
+        rotate(blocks, ranges);
+        for (int k = 0; k < blocks.size(); k++) {
+            IpRange r = ranges.get(k);
+            int length = blockLength(r);
+            NodeView.Usage usage = known.get(blocks.get(k));
+            if (usage == null || usage.length != length) {
+                continue;
+            }
+            IpAddress got = pickFree(r, first(blocks.get(k), length, r), last(blocks.get(k), length, r), usage.used);
+            if (got != null) {
+                view.pending(got);
+                return got;
+            }
+        }
+        return null;
+    }
+
+    /** The blocks of {@code myBlocks} that lie in {@code set}, each with its range, into the two lists. */
+    private void mine(RangeSet set, List<IpAddress> myBlocks, List<IpAddress> blocks, List<IpRange> ranges) {
         for (IpAddress b : myBlocks) {
             for (IpRange r : set.ranges()) {
                 if (b.v6() == r.isV6() && blockIntersects(b, blockLength(r), r)) {
@@ -79,28 +132,45 @@ final class Blocks {
                 }
             }
         }
-        // One block first (it usually has room), then growing batches: a node with many full blocks does not read
-        // them all for every ADD. Starting at a random block spreads one node's concurrent calls.
+    }
+
+    /** Starting at a random block spreads one node's concurrent calls. */
+    private void rotate(List<IpAddress> blocks, List<IpRange> ranges) {
         if (blocks.size() > 1) {
             int shift = random.nextInt(blocks.size());
             Collections.rotate(blocks, shift);
             Collections.rotate(ranges, shift);
         }
+    }
+
+    /**
+     * A free address in one of this node's blocks that lie in {@code set}, reading their address keys (and telling
+     * the view what it read); null if they are all full.
+     */
+    private IpAddress fromMyBlocks(RangeSet set, List<IpAddress> myBlocks) throws IpamException {
+        List<IpAddress> blocks = new ArrayList<>();
+        List<IpRange> ranges = new ArrayList<>();
+        mine(set, myBlocks, blocks, ranges);
+        rotate(blocks, ranges);
+        // One block first (it usually has room), then growing batches: a node with many full blocks does not read
+        // them all for every ADD.
         int batch = 1;
         for (int from = 0; from < blocks.size(); from += batch, batch = Math.min(16, batch * 4)) {
             int to = Math.min(blocks.size(), from + batch);
             Txn read = new Txn();
             for (int k = from; k < to; k++) {
-                IpRange r = ranges.get(k);
-                read.range(keys.ip(first(blocks.get(k), blockLength(r), r)),
-                        keys.ip(last(blocks.get(k), blockLength(r), r)) + "\0", true, 0);
+                IpAddress b = blocks.get(k);
+                read.range(keys.ip(b), keys.ip(b.lastInPrefix(blockLength(ranges.get(k)))) + "\0", true, 0);
             }
             TxnResult used = etcd.call(read);
             for (int k = from; k < to; k++) {
                 IpRange r = ranges.get(k);
-                IpAddress got = pickFree(r, first(blocks.get(k), blockLength(r), r),
-                        last(blocks.get(k), blockLength(r), r), used.range(k - from));
+                int length = blockLength(r);
+                List<IpAddress> taken = addresses(used.range(k - from));
+                view.usage(blocks.get(k), length, taken, used.revision);
+                IpAddress got = pickFree(r, first(blocks.get(k), length, r), last(blocks.get(k), length, r), taken);
                 if (got != null) {
+                    view.pending(got);
                     return got;
                 }
             }
@@ -113,7 +183,7 @@ final class Blocks {
      * added to {@code write}, so it happens in the same transaction as the allocation, or not at all. Null when every
      * block of the set is claimed.
      */
-    private IpAddress claimBlock(RangeSet set, Txn write) throws IpamException {
+    private IpAddress claimBlock(RangeSet set, Txn write, List<IpAddress> claims) throws IpamException {
         for (IpRange r : set.ranges()) {
             int length = blockLength(r);
             IpAddress firstBlock = r.rangeStart().masked(length);
@@ -142,14 +212,16 @@ final class Blocks {
                     continue;
                 }
                 tries++;
-                IpAddress from = first(b, length, r);
-                IpAddress to = last(b, length, r);
-                List<Kv> used = etcd.range(keys.ip(from), keys.ip(to) + "\0", true);
-                IpAddress got = pickFree(r, from, to, used);
+                TxnResult read = etcd.call(new Txn().range(keys.ip(b), keys.ip(b.lastInPrefix(length)) + "\0", true,
+                        0));
+                List<IpAddress> used = addresses(read.range(0));
+                IpAddress got = pickFree(r, first(b, length, r), last(b, length, r), used);
                 if (got != null) {
                     write.absent(keys.block(b))
                             .put(keys.block(b), settings.node().getBytes(StandardCharsets.UTF_8), 0)
                             .put(keys.affinity(settings.node(), b), new byte[0], 0);
+                    view.usage(b, length, used, read.revision);
+                    claims.add(b);
                     return got;
                 }
             }
@@ -186,7 +258,7 @@ final class Blocks {
             List<Kv> page = etcd.call(new Txn().range(keys.ip(cursor), keys.ip(to) + "\0", true, limit)).range(0);
             IpAddress last = page.isEmpty() ? to : ClusterKeys.addressOf(page.getLast(), "an address key");
             IpAddress end = page.size() < limit ? to : last;
-            IpAddress got = pickFree(r, cursor, end, page);
+            IpAddress got = pickFree(r, cursor, end, addresses(page));
             if (got != null || page.size() < limit || last.equals(to)) {
                 return got;
             }
@@ -199,14 +271,14 @@ final class Blocks {
      * A free address of {@code r} in {@code [from, to]} given the used address keys there (sorted), chosen at random
      * among the first free ones so that concurrent allocations on one node rarely collide; null if none is free.
      */
-    private IpAddress pickFree(IpRange r, IpAddress from, IpAddress to, List<Kv> used) throws IpamException {
+    private IpAddress pickFree(IpRange r, IpAddress from, IpAddress to, List<IpAddress> used) {
         List<IpAddress> free = new ArrayList<>(8);
         IpAddress cursor = from;
         int k = 0;
-        IpAddress nextUsed = nextUsed(used, k);
+        IpAddress nextUsed = k < used.size() ? used.get(k) : null;
         while (free.size() < 32) {
             while (nextUsed != null && nextUsed.compareTo(cursor) < 0) {
-                nextUsed = nextUsed(used, ++k);
+                nextUsed = ++k < used.size() ? used.get(k) : null;
             }
             if (!cursor.equals(nextUsed) && !cursor.equals(r.gateway()) && r.contains(cursor) && !excluded(cursor)) {
                 free.add(cursor);
@@ -219,11 +291,13 @@ final class Blocks {
         return free.isEmpty() ? null : free.get(random.nextInt(free.size()));
     }
 
-    private static IpAddress nextUsed(List<Kv> used, int k) throws IpamException {
-        if (k >= used.size()) {
-            return null;
+    /** The addresses of address keys (in key order, which is address order). */
+    private static List<IpAddress> addresses(List<Kv> kvs) throws IpamException {
+        List<IpAddress> out = new ArrayList<>(kvs.size());
+        for (Kv kv : kvs) {
+            out.add(ClusterKeys.addressOf(kv, "an address key"));
         }
-        return ClusterKeys.addressOf(used.get(k), "an address key");
+        return out;
     }
 
     private static boolean blockIntersects(IpAddress block, int length, IpRange r) {

@@ -18,6 +18,8 @@ final class ClusterEtcd implements AutoCloseable {
     private final SplittableRandom random;
     /** A lease granted during this call, reused by its retries (0: none). */
     private long grantedLease;
+    /** Requests sent to etcd by this call (its cost in round trips; read by tests). */
+    private int requests;
 
     ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
         this.etcd = etcd;
@@ -26,6 +28,7 @@ final class ClusterEtcd implements AutoCloseable {
 
     /** Runs a transaction whose outcome the caller reads (a read, or a write whose compares cannot fail). */
     TxnResult call(Txn txn) throws IpamException {
+        requests++;
         try {
             return etcd.txn(txn);
         } catch (EtcdException e) {
@@ -48,6 +51,7 @@ final class ClusterEtcd implements AutoCloseable {
      * a lost race: it is granted again on the retry.
      */
     boolean commit(Txn write) throws IpamException {
+        requests++;
         try {
             return etcd.txn(write).succeeded;
         } catch (EtcdException e) {
@@ -59,9 +63,32 @@ final class ClusterEtcd implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a write whose failure branch reads what a retry needs: its outcome, or null if it failed on a lease that
+     * expired in between (a lost race, as for {@link #commit}) or, when {@code unread} (nothing was read before it),
+     * if its first attempt did not answer quickly ({@link EtcdClient#txnOrSlow}): the caller reads, which waits out
+     * an election, before it writes again.
+     */
+    TxnResult attempt(Txn write, boolean unread) throws IpamException {
+        requests++;
+        try {
+            return unread ? etcd.txnOrSlow(write) : etcd.txn(write);
+        } catch (EtcdException e) {
+            if (e.kind() == EtcdException.Kind.LEASE_NOT_FOUND) {
+                grantedLease = 0;
+                return null;
+            }
+            if (e.kind() == EtcdException.Kind.SLOW) {
+                return null;
+            }
+            throw failure(e);
+        }
+    }
+
     /** This call's lease of {@code ttlSeconds}, granted on first use. */
     long lease(long ttlSeconds) throws IpamException {
         if (grantedLease == 0) {
+            requests++;
             try {
                 grantedLease = etcd.grantLease(ttlSeconds);
             } catch (EtcdException e) {
@@ -69,6 +96,11 @@ final class ClusterEtcd implements AutoCloseable {
             }
         }
         return grantedLease;
+    }
+
+    /** The requests this call sent to etcd so far (its round trips, authentication aside). */
+    int requests() {
+        return requests;
     }
 
     /** A short random sleep after the {@code attempt}th lost race, growing with the attempts. */

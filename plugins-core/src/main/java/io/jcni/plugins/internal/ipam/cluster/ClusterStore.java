@@ -28,12 +28,14 @@ import java.util.SplittableRandom;
  * lock is held across the network), an attachment's addresses and its owner record are created and deleted
  * together, and a node allocates from blocks it claimed (one transaction) before it borrows from anyone's.
  *
- * <p>The parts: {@link ClusterKeys} (key layout and values), {@link AllocationRead} (what an ADD reads), {@link
+ * <p>The parts: {@link ClusterKeys} (key layout and values), {@link AllocationRead} (what an ADD works from), {@link
+ * NodeView} (what this JVM's ADDs of the node read before, kept between calls), {@link
  * RangeRegistry} (the networks' ranges), {@link Blocks} (where a free address is found), {@link NodeLiveness},
  * {@link Reclaim} (DEL and GC) and {@link ClusterEtcd} (transactions, lost races, the call's lease). This class runs
  * the operations of {@link IpamStore} over them.
  *
- * <p>One instance serves one plugin call (its {@link EtcdClient} carries the call's deadline). Not thread-safe.
+ * <p>One instance serves one plugin call (its {@link EtcdClient} carries the call's deadline). Not thread-safe; the
+ * {@link NodeView} it shares with the JVM's other calls is.
  */
 public final class ClusterStore implements IpamStore {
     /** Writes that lose a race are retried from a fresh read this many times (each loss means another call won). */
@@ -48,13 +50,14 @@ public final class ClusterStore implements IpamStore {
     private final Blocks blocks;
     private final NodeLiveness liveness;
     private final Reclaim reclaim;
+    private final NodeView view;
 
     /** What a store needs beside etcd: who this node is, block sizes and node liveness. */
     public record Settings(String node, int blockSizeV4, int blockSizeV6, long nodeTtlSeconds,
             List<IpPrefix> exclude, Path importHostLocal) {
     }
 
-    ClusterStore(EtcdClient client, String prefix, String network, Settings settings) {
+    ClusterStore(EtcdClient client, String prefix, String network, Settings settings, NodeView view) {
         SplittableRandom random = new SplittableRandom(System.nanoTime() ^ ((long) settings.node().hashCode() << 32));
         this.etcd = new ClusterEtcd(client, random);
         this.keys = new ClusterKeys(prefix, network);
@@ -62,46 +65,154 @@ public final class ClusterStore implements IpamStore {
         this.network = network;
         this.node = settings.node();
         this.registry = new RangeRegistry(etcd, keys, network);
-        this.blocks = new Blocks(etcd, keys, settings, random);
+        this.view = view;
+        this.blocks = new Blocks(etcd, keys, settings, random, view);
         this.liveness = new NodeLiveness(etcd, keys, node, settings.nodeTtlSeconds());
         this.reclaim = new Reclaim(etcd, keys, node);
     }
 
     static ClusterStore open(EtcdConfig config, String network, Settings settings) {
-        return new ClusterStore(EtcdClient.open(config), config.prefix(), network, settings);
+        return new ClusterStore(EtcdClient.open(config), config.prefix(), network, settings,
+                NodeView.of(config, network, settings.node()));
     }
 
     // ---------------------------------------------------------------------------------------------- ADD
 
     /**
-     * One read, the rules of {@link RangeAllocator} on it, one compare-and-swap write; a write that loses its race
-     * starts again from a fresh read.
+     * One compare-and-swap write, from what the node's {@link NodeView} knows when this JVM made calls before (the
+     * plugin service), else from one read; the rules of {@link RangeAllocator} decide on it. A write that loses its
+     * race (or finds the view stale) returns in its failure branch what the next attempt needs, so each retry is one
+     * transaction again.
      */
     @Override
     public List<Allocation> allocate(Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
             OnExisting onExisting) throws IpamException {
         checked(who);
         ensureImported();
+        AllocationRead read = view.assumed(requested);
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            AllocationRead read = AllocationRead.of(etcd, keys, node, who, requested);
+            if (read == null) {
+                read = AllocationRead.of(etcd, keys, node, who, requested);
+                view.install(read);
+            }
             Txn write = new Txn();
-            // Every write compares the registry it read: an address is taken only while its ranges are registered.
-            boolean changes = registry.register(read.registry(), rangeSets, write);
-            // What the attachment already holds (an ADD repeated, or a retry after a lost race).
-            List<IpAddress> held = ClusterKeys.parseOwner(read.owner());
-            write.modRevision(keys.owner(node, who), AllocationRead.revisionOf(read.owner()));
-            changes |= liveness.refresh(read.liveness(), write);
-
-            List<Allocation> out = RangeAllocator.allocate(who.containerId(), rangeSets, requested, held, onExisting,
-                    new Pool(read, write));
-            changes |= reserve(who, held, out, write);
-            if (!changes || etcd.commit(write)) {
+            List<IpAddress> claims = new ArrayList<>();
+            List<IpAddress> held;
+            List<Allocation> out;
+            boolean registers;
+            byte[] beat;
+            try {
+                // Every write compares the registry it read: an address is taken only while its ranges are registered.
+                registers = registry.register(read.registry(), rangeSets, write);
+                // What the attachment already holds (an ADD repeated, or a retry after a lost race).
+                held = ClusterKeys.parseOwner(read.owner());
+                write.modRevision(keys.owner(node, who), AllocationRead.revisionOf(read.owner()));
+                beat = guardView(read, write);
+                out = RangeAllocator.allocate(who.containerId(), rangeSets, requested, held, onExisting,
+                        new Pool(read, write, claims));
+            } catch (IpamException e) {
+                if (read.assumed() && !fromEtcd(e)) {
+                    // An error is answered from what etcd holds, never from the view: read, and decide again.
+                    read = null;
+                    continue;
+                }
+                throw e;
+            }
+            boolean changes = reserve(who, held, out, write) | registers | beat != null;
+            if (!changes) {
+                if (read.assumed()) {
+                    read = null;
+                    continue;
+                }
                 return out;
             }
-            etcd.backoff(attempt);
+            List<IpAddress> touched = new ArrayList<>(2);
+            List<Integer> lengths = new ArrayList<>(2);
+            touchedBlocks(read, out, touched, lengths);
+            AllocationRead.addOnFailure(write, keys, node, who, requested);
+            for (int k = 0; k < touched.size(); k++) {
+                blocks.readOnFailure(write, touched.get(k), lengths.get(k));
+            }
+            // From the view nothing was read: a write that a follower forwarded to a stopped leader is given up
+            // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
+            TxnResult result = etcd.attempt(write, read.assumed());
+            if (result != null && result.succeeded) {
+                remember(result.revision, read, registers, beat, claims, out);
+                return out;
+            }
+            boolean wasAssumed = read.assumed();
+            read = null;
+            if (result != null) {
+                read = AllocationRead.parse(result, requested);
+                view.install(read);
+                for (int k = 0; k < touched.size(); k++) {
+                    blocks.learn(touched.get(k), lengths.get(k),
+                            result.range(AllocationRead.after(requested) + k), result.revision);
+                }
+            }
+            if (!wasAssumed) {
+                // A stale view is not a lost race: its retry goes at once.
+                etcd.backoff(attempt);
+            }
         }
         throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: " + MAX_ATTEMPTS
                 + " allocation attempts lost their race in etcd; try again");
+    }
+
+    /**
+     * Adds to {@code write} the compares of what the attempt's view of this node rests on (no affinity key of this
+     * node written since the view's revision, its liveness key as read), and the liveness refresh if due; the value
+     * that refresh writes, null if none.
+     */
+    private byte[] guardView(AllocationRead read, Txn write) throws IpamException {
+        String affinities = keys.affinities(node);
+        write.unchangedSince(affinities, EtcdClient.prefixEnd(affinities), read.revision());
+        if (liveness.enabled()) {
+            write.modRevision(keys.node(node), AllocationRead.revisionOf(read.liveness()));
+        }
+        return liveness.refresh(read.liveness(), write);
+    }
+
+    /** An etcd failure (unreachable, refused, unreadable answer), as opposed to an answer of the rules. */
+    private static boolean fromEtcd(IpamException e) {
+        return e.reason() == Reason.STORE_UNAVAILABLE || e.reason() == Reason.STORE_REFUSED
+                || e.reason() == Reason.STORE_FAILURE;
+    }
+
+    /** The blocks of this node that the new allocations took from, with their prefix lengths. */
+    private void touchedBlocks(AllocationRead read, List<Allocation> out, List<IpAddress> touched,
+            List<Integer> lengths) {
+        for (Allocation allocation : out) {
+            if (allocation.existing()) {
+                continue;
+            }
+            IpAddress b = blocks.blockOf(allocation.address(), allocation.range());
+            if (read.myBlocks().contains(b) && !touched.contains(b)) {
+                touched.add(b);
+                lengths.add(blocks.blockLength(allocation.range()));
+            }
+        }
+    }
+
+    /** Tells the view what a committed allocation left in etcd. */
+    private void remember(long revision, AllocationRead read, boolean registered, byte[] beat, List<IpAddress> claims,
+            List<Allocation> out) {
+        if (registered || (beat != null && read.liveness() == null)) {
+            // A registry value of our own making, or a liveness key that had lapsed (another node's GC may have
+            // released this node's blocks meanwhile): the next ADD reads.
+            view.forget();
+            return;
+        }
+        Kv livenessAfter = beat == null ? read.liveness() : new Kv(keys.node(node), beat, 0, revision, 0);
+        List<IpAddress> blocksAfter = new ArrayList<>(read.myBlocks());
+        blocksAfter.addAll(claims);
+        List<IpAddress> taken = new ArrayList<>(out.size());
+        for (Allocation allocation : out) {
+            if (!allocation.existing()) {
+                taken.add(allocation.address());
+            }
+        }
+        view.committed(revision, read.registry(), livenessAfter, blocksAfter, taken);
     }
 
     /** Adds to {@code write} the address keys of the new allocations and the owner key naming all; whether any. */
@@ -125,10 +236,12 @@ public final class ClusterStore implements IpamStore {
     private final class Pool implements RangeAllocator.Pool<RuntimeException> {
         private final AllocationRead read;
         private final Txn write;
+        private final List<IpAddress> claims;
 
-        Pool(AllocationRead read, Txn write) {
+        Pool(AllocationRead read, Txn write, List<IpAddress> claims) {
             this.read = read;
             this.write = write;
+            this.claims = claims;
         }
 
         @Override
@@ -144,7 +257,9 @@ public final class ClusterStore implements IpamStore {
 
         @Override
         public IpAddress takeNext(int setIndex, RangeSet set) throws IpamException {
-            return blocks.next(set, read.myBlocks(), write);
+            // An attempt from the view reads nothing: with no free address the view knows of, it gives up (the
+            // allocator answers "none available") and the next attempt reads.
+            return blocks.next(set, read.myBlocks(), write, claims, read.assumed());
         }
     }
 
@@ -179,7 +294,9 @@ public final class ClusterStore implements IpamStore {
     public List<IpAddress> release(Attachment who) throws IpamException {
         checked(who);
         ensureImported();
-        return reclaim.releaseOwner(keys.owner(node, who), node, who, null);
+        List<IpAddress> released = reclaim.releaseOwner(keys.owner(node, who), node, who, null);
+        view.released(released);
+        return released;
     }
 
     /**
@@ -194,6 +311,11 @@ public final class ClusterStore implements IpamStore {
         if (liveness.enabled()) {
             released.addAll(reclaim.vanishedNodes());
         }
+        List<IpAddress> freed = new ArrayList<>(released.size());
+        for (Reservation reservation : released) {
+            freed.add(reservation.address());
+        }
+        view.released(freed);
         return released;
     }
 
@@ -246,14 +368,23 @@ public final class ClusterStore implements IpamStore {
 
     /** With {@code importHostLocal}: this node's host-local reservations are imported before anything else. */
     private void ensureImported() throws IpamException {
-        if (settings.importHostLocal() != null && etcd.range(keys.imported(node), null, true).isEmpty()) {
+        if (settings.importHostLocal() == null || view.imported()) {
+            return;
+        }
+        if (etcd.range(keys.imported(node), null, true).isEmpty()) {
             HostLocalImport.run(this, settings.importHostLocal().resolve(network));
         }
+        view.importedDone();
     }
 
     /** Marks this node's host-local import done ({@code imported/<node>}), with what it could not import. */
     void importDone(String report) throws IpamException {
         etcd.commit(new Txn().put(keys.imported(node), report.getBytes(StandardCharsets.UTF_8), 0));
+    }
+
+    /** The requests this store sent to etcd so far (tests count round trips with it). */
+    int etcdRequests() {
+        return etcd.requests();
     }
 
     @Override

@@ -75,7 +75,7 @@ final class EtcdClient implements AutoCloseable {
     List<Kv> range(String key, String end, boolean keysOnly, long limit) throws EtcdException {
         StringBuilder body = new StringBuilder(128);
         rangeBody(body, key, end, keysOnly, limit);
-        return kvs(call("/v3/kv/range", body.toString()), "/v3/kv/range");
+        return kvs(call("/v3/kv/range", body.toString(), 0), "/v3/kv/range");
     }
 
     /** {@code Range} with {@code count_only}: how many keys {@code [key, end)} holds, none of them sent. */
@@ -86,7 +86,25 @@ final class EtcdClient implements AutoCloseable {
 
     /** Runs a transaction. */
     TxnResult txn(Txn txn) throws EtcdException {
-        JsonObject response = call("/v3/kv/txn", txn.toJson());
+        return txnResult(call("/v3/kv/txn", txn.toJson(), 0));
+    }
+
+    /** The first attempt of {@link #txnOrSlow}: at most this, or a quarter of {@code dialTimeoutSeconds} if less. */
+    static final long QUICK_NANOS = 500_000_000L;
+
+    /**
+     * Runs a transaction whose first attempt gets at most {@link #QUICK_NANOS}: {@link Kind#SLOW} if that attempt
+     * does not answer in time. For a write sent without a read before it: while a leader that stopped has not been
+     * replaced yet (up to an election timeout, 1 s by default), a follower forwards the write to it and nothing
+     * proposes it again, so it would wait for the whole attempt (and count a healthy member as failing), where a read
+     * waits for the election and goes on.
+     */
+    TxnResult txnOrSlow(Txn txn) throws EtcdException {
+        long quick = Math.min(QUICK_NANOS, config.dialTimeoutSeconds() * 250_000_000L);
+        return txnResult(call("/v3/kv/txn", txn.toJson(), quick));
+    }
+
+    private TxnResult txnResult(JsonObject response) throws EtcdException {
         boolean ok = false;
         Optional<Json> succeeded = response.get("succeeded");
         if (succeeded.isPresent() && succeeded.get() instanceof JsonBoolean b) {
@@ -112,7 +130,7 @@ final class EtcdClient implements AutoCloseable {
 
     /** A lease of {@code ttlSeconds}; its ID. */
     long grantLease(long ttlSeconds) throws EtcdException {
-        JsonObject response = call("/v3/lease/grant", "{\"TTL\":\"" + ttlSeconds + "\"}");
+        JsonObject response = call("/v3/lease/grant", "{\"TTL\":\"" + ttlSeconds + "\"}", 0);
         return number(response, "ID", "/v3/lease/grant");
     }
 
@@ -131,9 +149,10 @@ final class EtcdClient implements AutoCloseable {
      * Posts to one endpoint after another until one answers: each attempt gets {@code dialTimeoutSeconds} (or what is
      * left of the call, if less) to connect and answer, so a member that accepts connections but does not answer (a
      * stopped process, a stalled disk, a black hole) costs one attempt, not the call's whole budget. Endpoints that
-     * failed lately come last in each round.
+     * failed lately come last in each round. {@code quickNanos} > 0: the first attempt gets at most that long, and
+     * {@link Kind#SLOW} ends the call if it does not answer in it.
      */
-    private JsonObject call(String path, String body) throws EtcdException {
+    private JsonObject call(String path, String body, long quickNanos) throws EtcdException {
         lock.lock();
         try {
             authenticate();
@@ -166,6 +185,10 @@ final class EtcdClient implements AutoCloseable {
                 // round, doubled in each further one (a cluster slow under load is not cut off for ever).
                 long budget = channels.length == 1 ? Long.MAX_VALUE : attemptNanos << Math.min(rounds, 20);
                 long attemptDeadline = deadline - now < budget ? deadline : now + budget;
+                boolean quick = quickNanos > 0 && rounds == 0 && tried == 1 && attemptDeadline - now > quickNanos;
+                if (quick) {
+                    attemptDeadline = now + quickNanos;
+                }
                 HttpChannel.Response response;
                 try {
                     response = channel(at).post(path, bytes, token, attemptDeadline);
@@ -174,6 +197,10 @@ final class EtcdClient implements AutoCloseable {
                     throw new EtcdException(Kind.CONFIG, "TLS with " + endpoint + " failed: " + e.getMessage(), e);
                 } catch (SocketTimeoutException e) {
                     channel(at).close();
+                    if (quick) {
+                        throw new EtcdException(Kind.SLOW, endpoint + " did not answer " + path + " within "
+                                + quickNanos / 1_000_000 + " ms", e);
+                    }
                     failing(endpoint);
                     lastFailure = endpoint + " did not answer within " + (attemptDeadline == deadline
                             ? "the call's deadline" : config.dialTimeoutSeconds() + " s (dialTimeoutSeconds)");
@@ -280,7 +307,8 @@ final class EtcdClient implements AutoCloseable {
     private HttpChannel channel(int at) throws EtcdException {
         if (channels[at] == null) {
             Endpoint e = config.endpoints().get(at);
-            channels[at] = new HttpChannel(e.host(), e.port(), e.tls() ? tls() : null,
+            HttpChannel idle = e.tls() ? null : IdleChannels.take(e);
+            channels[at] = idle != null ? idle : new HttpChannel(e.host(), e.port(), e.tls() ? tls() : null,
                     config.dialTimeoutSeconds() * 1_000_000_000L);
         }
         return channels[at];
@@ -319,7 +347,7 @@ final class EtcdClient implements AutoCloseable {
         }
         String body = "{\"name\":" + new JsonString(line.substring(0, colon)) + ",\"password\":"
                 + new JsonString(line.substring(colon + 1)) + "}";
-        JsonObject response = call("/v3/auth/authenticate", body);
+        JsonObject response = call("/v3/auth/authenticate", body, 0);
         Optional<Json> t = response.get("token");
         if (t.isEmpty() || !(t.get() instanceof JsonString s) || s.value().isEmpty()) {
             throw new EtcdException(Kind.AUTH, "etcd did not return an auth token for user "
@@ -453,9 +481,14 @@ final class EtcdClient implements AutoCloseable {
 
     @Override
     public void close() {
-        for (HttpChannel c : channels) {
+        for (int i = 0; i < channels.length; i++) {
+            HttpChannel c = channels[i];
             if (c != null) {
-                c.close();
+                EtcdConfig.Endpoint e = config.endpoints().get(i);
+                if (e.tls() || !c.isOpen() || !IdleChannels.give(e, c)) {
+                    c.close();
+                }
+                channels[i] = null;
             }
         }
     }

@@ -27,7 +27,13 @@ final class EtcdException extends Exception {
          * A write names a lease that no longer exists (it expired between its grant and the write): the write did not
          * happen, and a retry with a new lease can succeed.
          */
-        LEASE_NOT_FOUND
+        LEASE_NOT_FOUND,
+        /**
+         * A write sent with a short budget ({@link EtcdClient#txnOrSlow}) got no answer within it: it may still be
+         * applied later (its compares decide), the endpoint is not counted as failing, and the caller reads before it
+         * writes again.
+         */
+        SLOW
     }
 
     private final Kind kind;

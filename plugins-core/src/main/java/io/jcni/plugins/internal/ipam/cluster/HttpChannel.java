@@ -269,6 +269,11 @@ final class HttpChannel implements AutoCloseable {
         return s.length() > 80 ? s.substring(0, 80) + "..." : s;
     }
 
+    /** Whether a connection is open (it may still turn out closed by the server: {@link #post} reopens it then). */
+    boolean isOpen() {
+        return socket != null;
+    }
+
     @Override
     public void close() {
         Socket s = socket;

@@ -31,11 +31,11 @@ final class NodeLiveness {
 
     /**
      * Refreshes this node's liveness key when it is missing ({@code nodeKv} null) or a third of its TTL old: adds
-     * the puts to {@code write} and returns whether it did.
+     * the puts to {@code write} and returns the value it puts, null if none.
      */
-    boolean refresh(Kv nodeKv, Txn write) throws IpamException {
+    byte[] refresh(Kv nodeKv, Txn write) throws IpamException {
         if (!enabled()) {
-            return false;
+            return null;
         }
         long now = System.currentTimeMillis();
         if (nodeKv != null) {
@@ -44,16 +44,16 @@ final class NodeLiveness {
             try {
                 long refreshed = Long.parseLong(v.substring(space + 1));
                 if (space > 0 && now - refreshed >= 0 && now - refreshed < ttlSeconds * 1000 / 3) {
-                    return false;
+                    return null;
                 }
             } catch (NumberFormatException e) {
                 // rewritten below
             }
         }
         long lease = etcd.lease(ttlSeconds);
-        write.put(keys.node(node), (lease + " " + now).getBytes(StandardCharsets.UTF_8), lease)
-                .put(keys.member(node), new byte[0], 0);
-        return true;
+        byte[] value = (lease + " " + now).getBytes(StandardCharsets.UTF_8);
+        write.put(keys.node(node), value, lease).put(keys.member(node), new byte[0], 0);
+        return value;
     }
 
     /** Writes this node's liveness if due (STATUS, GC): a heartbeat without an allocation. */
@@ -62,7 +62,7 @@ final class NodeLiveness {
             List<Kv> found = etcd.range(keys.node(node), null, false);
             Kv nodeKv = found.isEmpty() ? null : found.getFirst();
             Txn write = new Txn();
-            if (!refresh(nodeKv, write)) {
+            if (refresh(nodeKv, write) == null) {
                 return;
             }
             write.modRevision(keys.node(node), AllocationRead.revisionOf(nodeKv));

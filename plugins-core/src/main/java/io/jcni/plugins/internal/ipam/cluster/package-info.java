@@ -4,10 +4,10 @@
  * whole cluster from etcd. {@link io.jcni.plugins.internal.ipam.cluster.ClusterIpamPlugin} reads the config, {@link
  * io.jcni.plugins.internal.ipam.cluster.ClusterStore} is the store (an {@link
  * io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore}, as host-local's {@code HostLocalStore} is; its parts are
- * {@code ClusterKeys}, {@code AllocationRead}, {@code RangeRegistry}, {@code Blocks}, {@code NodeLiveness}, {@code
- * Reclaim} and {@code ClusterEtcd}), {@link
+ * {@code ClusterKeys}, {@code AllocationRead}, {@code NodeView}, {@code RangeRegistry}, {@code Blocks}, {@code
+ * NodeLiveness}, {@code Reclaim} and {@code ClusterEtcd}), {@link
  * io.jcni.plugins.internal.ipam.cluster.EtcdClient} speaks etcd v3's JSON gateway over {@link
- * io.jcni.plugins.internal.ipam.cluster.HttpChannel}.
+ * io.jcni.plugins.internal.ipam.cluster.HttpChannel}s ({@code IdleChannels} keeps them between calls).
  *
  * <h2>Keys</h2>
  * Everything lives under the configured {@code prefix} (default {@code /jcni/ipam}); addresses are written as
@@ -23,10 +23,23 @@
  * &lt;prefix&gt;/&lt;net&gt;/member/&lt;node&gt;                  ""           "this node may hold addresses" (for GC)
  * </pre>
  *
- * <h2>ADD: one read, one compare-and-swap</h2>
+ * <h2>ADD: one compare-and-swap, one read before it when the JVM is fresh</h2>
  * <pre>
- *  node A (plugin exec)                                   etcd (any member; a follower forwards to the leader)
- *  ────────────────────                                   ────────────────────────────────────────────────────
+ *  node A (plugin service: a warm view)                   etcd (any member; a follower forwards to the leader)
+ *  ────────────────────────────────────                   ────────────────────────────────────────────────────
+ *   NodeView of A: registry, node/A, A's blocks at revision V, the address keys in them
+ *   │ owner/A/c1/eth0 assumed absent, requested addresses assumed free
+ *   │ a free address X in A's blocks, by the view
+ *   ▼
+ *  txn{ compare: ip/X absent, owner/A/c1/eth0 absent,             ───▶  all hold: the puts are applied at once
+ *                networks and node/A at their revisions,
+ *                no affinity/A/* written after V
+ *       then:    put ip/X, put owner/A/c1/eth0, [put node/A on lease]
+ *       else:    range networks, owner/A/c1/eth0, affinity/A/*,   ◀───  one fails: nothing is written, and the
+ *                node/A, [requested ip/*], ip/&lt;X's block&gt; }             reads come back in the same answer
+ *   │ failed: the next attempt works from those reads (a stale view costs one more transaction, never a duplicate)
+ *
+ *  node A (exec'd plugin: a fresh JVM, an empty view)
  *  txn{ range networks, owner/A/c1/eth0,        ───────▶  linearizable reads at revision R
  *       affinity/A/*, node/A }                  ◀───────  registry, held addresses, A's blocks, A's liveness
  *   │ owner exists?  ── yes ──▶ return what it holds (a repeated ADD is idempotent)
@@ -34,20 +47,33 @@
  *   │   none: claim an unclaimed block (its key goes into the write below)
  *   │   none unclaimed: borrow: scan ip/ of the range from a random point for any free address
  *   ▼
- *  txn{ compare: ip/X absent, owner/A/c1/eth0 unchanged,         ───▶  all compares hold: every put is applied
- *                [block/B absent], [networks unchanged]              at once; one compare fails: nothing is, and
- *       then:    put ip/X, put owner/A/c1/eth0,                      the plugin re-reads and chooses again
- *                [put block/B, affinity/A/B], [put node/A on lease]
- *                [put networks] }
+ *  the same txn, with [block/B absent, put block/B, affinity/A/B] for a claim and [put networks, networks
+ *  unchanged] for a registration
  * </pre>
- * No lock is held across the network: two nodes that pick the same address both send their transaction, etcd
- * applies the first, the second's {@code ip/X absent} fails and it retries with a fresh read (each lost race means
- * another call won, so the cluster as a whole always progresses; a call gives up after 400 lost races or at its
- * deadline, with code 11). The address key and the owner key are created in the same transaction, and deleted in
- * the same transaction by DEL, so there is no moment at which an address is taken without an owner that releases
- * it: a plugin killed with SIGKILL at any point either committed (the runtime's DEL releases it) or did not (nothing
- * to release). Picking at random among a block's first free addresses keeps one node's concurrent calls from
- * colliding; a node's name decides where in the range it looks for its first unclaimed block.
+ * So an ADD is one etcd transaction in the plugin service (or any JVM that hosts the plugin for many calls, through
+ * {@code Plugins.inProcess()}) whenever the node's view has a free address in the node's blocks, and three (read,
+ * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
+ * freely. The view ({@code NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess
+ * of where a free address is: the write compares every key the guess rests on, and {@code ip/X absent} is what
+ * makes an address unique, exactly as without it. What the view never does: answer an error or an existing
+ * reservation (a repeated ADD, a full range, a requested address taken: the attempt reads first), read anything
+ * itself (no free address in the view: the attempt reads first), or survive a registration or a lapsed liveness key
+ * of its own node (forgotten: the next ADD reads). Block claims, borrowing, the liveness lease grant (every third of
+ * {@code nodeTtlSeconds}) and the reclaim of vanished nodes (GC) stay off that path. A write sent from the view gives
+ * up its first attempt after 500 ms (or a quarter of {@code dialTimeoutSeconds}) and the retry reads: while a
+ * stopped leader is not yet replaced, a follower forwards a write to it and nothing proposes it again, where a read
+ * waits for the election. Plain-HTTP connections are kept between calls ({@code IdleChannels}); TLS ones are opened
+ * per call.
+ *
+ * <p>No lock is held across the network: two nodes that pick the same address both send their transaction, etcd
+ * applies the first, the second's {@code ip/X absent} fails and it retries from the reads its failure returned (each
+ * lost race means another call won, so the cluster as a whole always progresses; a call gives up after 400 lost
+ * races or at its deadline, with code 11). The address key and the owner key are created in the same transaction, and
+ * deleted in the same transaction by DEL, so there is no moment at which an address is taken without an owner that
+ * releases it: a plugin killed with SIGKILL at any point either committed (the runtime's DEL releases it) or did not
+ * (nothing to release). Picking at random among a block's first free addresses keeps one node's concurrent calls from
+ * colliding (in the service, an address one call is about to write is also marked used in the view for the others); a
+ * node's name decides where in the range it looks for its first unclaimed block.
  *
  * <p>Blocks (Calico's affinity idea): a node allocates from blocks it claimed, so the common ADD reads only its own
  * blocks' keys (64 per block), whatever the fill of the range, and nodes rarely contend. A block is claimed in the

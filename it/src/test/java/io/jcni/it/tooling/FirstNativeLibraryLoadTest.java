@@ -29,15 +29,17 @@ class FirstNativeLibraryLoadTest {
     private static final Pattern ALIVE = Pattern.compile("Thread is alive \\(tid: (\\d+),");
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"portmap", "bridge"})
+    @ValueSource(strings = {"portmap", "firewall", "bandwidth"})
     void aJdkLibraryIsLoadedBeforeTheFfmPreparationThreadStarts(String type) {
         Prerequisites.assumeDistPlugins(type);
-        // ADD without the other variables: the skel answers code 4 before any netlink call, after the launcher
-        // started the preparation (it does for every verb but VERSION), so nothing on the machine is touched.
+        // STATUS: these plugins ask the kernel whether nftables or tc answer, so the call waits for the preparation
+        // (which the launcher starts for every verb but VERSION), and it changes nothing on the machine.
         ProcessResult run = Processes.run(List.of(Locations.distJvmPlugin(type).toString()),
-                Map.of("CNI_COMMAND", "ADD", "JCNI_JAVA_OPTS",
-                        "-Xlog:library=info,os+thread=info:stderr:uptime,tid"), "{}", Duration.ofSeconds(60));
-        assertThat(run.stdout()).as(run.describe()).contains("\"code\": 4");
+                Map.of("CNI_COMMAND", "STATUS", "CNI_PATH", Locations.distCniBin().toString(), "JCNI_JAVA_OPTS",
+                        "-Xlog:library=info,os+thread=info:stderr:uptime,tid"),
+                "{\"cniVersion\":\"1.1.0\",\"name\":\"first-load\",\"type\":\"" + type + "\"}",
+                Duration.ofSeconds(60));
+        assertThat(run.exitCode()).as(run.describe()).isZero();
         List<String> log = run.stderr().lines().toList();
 
         String preparer = null;

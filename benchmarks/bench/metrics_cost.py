@@ -101,7 +101,13 @@ def main():
             json.dump({"variants": variants, "n": a.n, "warmup": a.warmup, "client": f"{dist}/cni/bin/bridge"}, f)
         port = sides["on"][1].split(":")[1]
         url = f"http://127.0.0.1:{port}/metrics"
-        first = sh("ip", "netns", "exec", host, "curl", "-sSf", "--max-time", "10", url, check=False)
+        # The service binds its metrics listener after its plugin socket: the first scrape may come too early.
+        ready = time.time() + 20
+        while True:
+            first = sh("ip", "netns", "exec", host, "curl", "-sSf", "--max-time", "10", url, check=False)
+            if first.returncode == 0 or time.time() > ready:
+                break
+            time.sleep(0.1)
         if first.returncode != 0 or "# TYPE jcni_plugin_calls_total counter" not in first.stdout:
             raise SystemExit(f"the metrics-on service does not answer {url}: {first.stderr}{first.stdout[:500]}")
         scrapes = os.path.join(work, "scrapes")

@@ -114,11 +114,7 @@ public final class ServiceMain {
                 log.info("listening on " + socket + ", build " + buildId);
             }
             if (options.metricsAddress != null) {
-                metrics = MetricsServer.start("--metrics-address", options.metricsAddress, service.enableMetrics(),
-                        log);
-                log.info("metrics at " + (metrics.port() < 0 ? options.metricsAddress
-                        : options.metricsAddress.substring(0, options.metricsAddress.lastIndexOf(':') + 1)
-                                + metrics.port()) + " (GET /metrics)");
+                metrics = startMetrics(options.metricsAddress, service, log);
             }
             Reconciler.start(options.reconcile, socket, log);
             log.info("serving uids " + settings.allowedUids() + ", " + settings.maxCalls() + " calls at once, "
@@ -131,6 +127,15 @@ public final class ServiceMain {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(new Stop(service, metrics, stopped), "jcni-service-stop"));
         stopped.await();
+    }
+
+    /** The Prometheus listener at {@code --metrics-address}, logged with the port it got. */
+    private static MetricsServer startMetrics(String address, PluginService service, ServiceLog log)
+            throws IOException {
+        MetricsServer metrics = MetricsServer.start("--metrics-address", address, service.enableMetrics(), log);
+        log.info("metrics at " + (metrics.port() < 0 ? address
+                : address.substring(0, address.lastIndexOf(':') + 1) + metrics.port()) + " (GET /metrics)");
+        return metrics;
     }
 
     /** The listening socket systemd passed, or null without socket activation. */

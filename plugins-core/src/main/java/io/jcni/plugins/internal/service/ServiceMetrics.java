@@ -127,6 +127,15 @@ final class ServiceMetrics implements PhaseSink, Exposition {
     @Override
     public byte[] render() {
         StringBuilder out = new StringBuilder(8192);
+        writeCalls(out);
+        writePhases(out);
+        writeService(out);
+        writePools(out);
+        return out.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The plugin calls by type and command: how many, how many failed (by code), how long they ran. */
+    private void writeCalls(StringBuilder out) {
         List<Series> all = new ArrayList<>(series.values());
         Collections.sort(all, new BySeries());
 
@@ -149,7 +158,10 @@ final class ServiceMetrics implements PhaseSink, Exposition {
         for (Series s : all) {
             s.duration.write(out, "jcni_plugin_call_duration_seconds", labels(s));
         }
+    }
 
+    /** How long the plugins' phases took, by type and phase. */
+    private void writePhases(StringBuilder out) {
         header(out, "jcni_plugin_phase_duration_seconds", "histogram",
                 "How long the phases of plugin calls took (netlink, IPAM, nftables, namespace entry, delegation, ...),"
                         + " by plugin type and phase; a delegate run in-process counts under its own type.");
@@ -160,7 +172,10 @@ final class ServiceMetrics implements PhaseSink, Exposition {
             phases.get(key).write(out, "jcni_plugin_phase_duration_seconds", "type=\"" + escape(key.substring(0,
                     space)) + "\",phase=\"" + escape(key.substring(space + 1)) + "\"");
         }
+    }
 
+    /** The service's own figures: calls in flight and queued, refusals, fallbacks, cancellations, its start. */
+    private void writeService(StringBuilder out) {
         PluginService.Stats stats = service.stats();
         gauge(out, "jcni_service_calls_in_flight", "Calls read and admitted, running or waiting for their attachment.",
                 service.watchedCalls());
@@ -184,10 +199,15 @@ final class ServiceMetrics implements PhaseSink, Exposition {
         gauge(out, "jcni_service_calls_hung", "Calls written off as hung that still run.", stats.hungNow.get());
         header(out, "jcni_service_start_time_seconds", "gauge", "When the service started, in Unix time.");
         out.append("jcni_service_start_time_seconds ").append(startTime).append('\n');
+    }
 
-        // Counted now, at the scrape (a directory read per host-local pool, one etcd range count per range of a
-        // cluster-ipam pool), never on a call's path; all of it within POOL_BUDGET, so that an etcd that does not
-        // answer costs a scrape at most that long (its pools then have no allocated figure in this scrape).
+    /**
+     * The IPAM pools' reservations and capacity. Counted now, at the scrape (a directory read per host-local pool,
+     * one etcd range count per range of a cluster-ipam pool), never on a call's path; all of it within POOL_BUDGET,
+     * so that an etcd that does not answer costs a scrape at most that long (its pools then have no allocated figure
+     * in this scrape).
+     */
+    private static void writePools(StringBuilder out) {
         List<IpamPools.Usage> pools = IpamPools.usage(System.nanoTime() + POOL_BUDGET_NANOS);
         header(out, "jcni_ipam_addresses_allocated", "gauge",
                 "Addresses reserved in an IPAM pool the service has allocated from, by network and family"
@@ -205,7 +225,6 @@ final class ServiceMetrics implements PhaseSink, Exposition {
             out.append("jcni_ipam_addresses_capacity{").append(poolLabels(u)).append("} ").append(u.capacity())
                     .append('\n');
         }
-        return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static String labels(Series s) {

@@ -95,61 +95,23 @@ public final class ClusterStore implements IpamStore {
                 read = AllocationRead.of(etcd, keys, node, who, requested);
                 view.install(read);
             }
-            Txn write = new Txn();
-            List<IpAddress> claims = new ArrayList<>();
-            List<IpAddress> held;
-            List<Allocation> out;
-            boolean registers;
-            byte[] beat;
-            try {
-                // Every write compares the registry it read: an address is taken only while its ranges are registered.
-                registers = registry.register(read.registry(), rangeSets, write);
-                // What the attachment already holds (an ADD repeated, or a retry after a lost race).
-                held = ClusterKeys.parseOwner(read.owner());
-                write.modRevision(keys.owner(node, who), AllocationRead.revisionOf(read.owner()));
-                beat = guardView(read, write);
-                out = RangeAllocator.allocate(who.containerId(), rangeSets, requested, held, onExisting,
-                        new Pool(read, write, claims));
-            } catch (IpamException e) {
-                if (read.assumed() && !fromEtcd(e)) {
-                    // An error is answered from what etcd holds, never from the view: read, and decide again.
-                    read = null;
-                    continue;
-                }
-                throw e;
+            Plan plan = plan(read, who, rangeSets, requested, onExisting);
+            if (plan == null || (!plan.changes && read.assumed())) {
+                // An error, or nothing to write, is answered from what etcd holds, never from the view: read, and
+                // decide again.
+                read = null;
+                continue;
             }
-            boolean changes = reserve(who, held, out, write) | registers | beat != null;
-            if (!changes) {
-                if (read.assumed()) {
-                    read = null;
-                    continue;
-                }
-                return out;
+            if (!plan.changes) {
+                return plan.out;
             }
-            List<IpAddress> touched = new ArrayList<>(2);
-            List<Integer> lengths = new ArrayList<>(2);
-            touchedBlocks(read, out, touched, lengths);
-            AllocationRead.addOnFailure(write, keys, node, who, requested);
-            for (int k = 0; k < touched.size(); k++) {
-                blocks.readOnFailure(write, touched.get(k), lengths.get(k));
-            }
-            // From the view nothing was read: a write that a follower forwarded to a stopped leader is given up
-            // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
-            TxnResult result = etcd.attempt(write, read.assumed());
+            TxnResult result = send(plan, read, who, requested);
             if (result != null && result.succeeded) {
-                remember(result.revision, read, registers, beat, claims, out);
-                return out;
+                remember(result.revision, read, plan.registers, plan.beat, plan.claims, plan.out);
+                return plan.out;
             }
             boolean wasAssumed = read.assumed();
-            read = null;
-            if (result != null) {
-                read = AllocationRead.parse(result, requested);
-                view.install(read);
-                for (int k = 0; k < touched.size(); k++) {
-                    blocks.learn(touched.get(k), lengths.get(k),
-                            result.range(AllocationRead.after(requested) + k), result.revision);
-                }
-            }
+            read = result == null ? null : learn(result, plan, requested);
             if (!wasAssumed) {
                 // A stale view is not a lost race: its retry goes at once.
                 etcd.backoff(attempt);
@@ -157,6 +119,77 @@ public final class ClusterStore implements IpamStore {
         }
         throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: " + MAX_ATTEMPTS
                 + " allocation attempts lost their race in etcd; try again");
+    }
+
+    /** One attempt's write, and what the allocation rules decided for it. */
+    private static final class Plan {
+        final Txn write = new Txn();
+        /** Blocks the write claims for this node. */
+        final List<IpAddress> claims = new ArrayList<>();
+        /** This node's blocks the new allocations took from, and their prefix lengths (filled by send). */
+        final List<IpAddress> touched = new ArrayList<>(2);
+        final List<Integer> lengths = new ArrayList<>(2);
+        List<Allocation> out;
+        /** The write registers the ranges. */
+        boolean registers;
+        /** The liveness value the write refreshes, null if none. */
+        byte[] beat;
+        /** The write changes anything at all. */
+        boolean changes;
+    }
+
+    /**
+     * Decides the allocation from {@code read} and builds the write that makes it; null if the rules refused while
+     * {@code read} came from the view and not from etcd (the next attempt reads).
+     */
+    private Plan plan(AllocationRead read, Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
+            OnExisting onExisting) throws IpamException {
+        Plan plan = new Plan();
+        List<IpAddress> held;
+        try {
+            // Every write compares the registry it read: an address is taken only while its ranges are registered.
+            plan.registers = registry.register(read.registry(), rangeSets, plan.write);
+            // What the attachment already holds (an ADD repeated, or a retry after a lost race).
+            held = ClusterKeys.parseOwner(read.owner());
+            plan.write.modRevision(keys.owner(node, who), AllocationRead.revisionOf(read.owner()));
+            plan.beat = guardView(read, plan.write);
+            plan.out = RangeAllocator.allocate(who.containerId(), rangeSets, requested, held, onExisting,
+                    new Pool(read, plan.write, plan.claims));
+        } catch (IpamException e) {
+            if (read.assumed() && !fromEtcd(e)) {
+                return null;
+            }
+            throw e;
+        }
+        plan.changes = reserve(who, held, plan.out, plan.write) | plan.registers | plan.beat != null;
+        return plan;
+    }
+
+    /**
+     * Sends the plan's write, with the reads its failure branch answers (what the next attempt needs: the
+     * attachment's keys and the blocks it touched); null if etcd did not answer.
+     */
+    private TxnResult send(Plan plan, AllocationRead read, Attachment who, List<IpAddress> requested)
+            throws IpamException {
+        touchedBlocks(read, plan.out, plan.touched, plan.lengths);
+        AllocationRead.addOnFailure(plan.write, keys, node, who, requested);
+        for (int k = 0; k < plan.touched.size(); k++) {
+            blocks.readOnFailure(plan.write, plan.touched.get(k), plan.lengths.get(k));
+        }
+        // From the view nothing was read: a write that a follower forwarded to a stopped leader is given up
+        // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
+        return etcd.attempt(plan.write, read.assumed());
+    }
+
+    /** The read a lost write's failure branch returned, installed in the view, its blocks learned. */
+    private AllocationRead learn(TxnResult result, Plan plan, List<IpAddress> requested) throws IpamException {
+        AllocationRead read = AllocationRead.parse(result, requested);
+        view.install(read);
+        for (int k = 0; k < plan.touched.size(); k++) {
+            blocks.learn(plan.touched.get(k), plan.lengths.get(k),
+                    result.range(AllocationRead.after(requested) + k), result.revision);
+        }
+        return read;
     }
 
     /**

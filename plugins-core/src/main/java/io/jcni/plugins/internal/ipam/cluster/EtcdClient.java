@@ -1,14 +1,16 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
+import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.errorText;
+import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.kvs;
+import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.number;
+import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.parse;
+import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.txnResult;
+
 import io.jcni.plugins.internal.ipam.cluster.EtcdConfig.Endpoint;
 import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
 import io.jcni.runtime.internal.files.BoundedFiles;
 import io.jcni.runtime.internal.files.IoText;
-import io.jcni.spec.CniException;
 import io.jcni.spec.Json;
-import io.jcni.spec.JsonArray;
-import io.jcni.spec.JsonBoolean;
-import io.jcni.spec.JsonNumber;
 import io.jcni.spec.JsonObject;
 import io.jcni.spec.JsonString;
 import java.io.IOException;
@@ -104,30 +106,6 @@ final class EtcdClient implements AutoCloseable {
         return txnResult(call("/v3/kv/txn", txn.toJson(), quick));
     }
 
-    private TxnResult txnResult(JsonObject response) throws EtcdException {
-        boolean ok = false;
-        Optional<Json> succeeded = response.get("succeeded");
-        if (succeeded.isPresent() && succeeded.get() instanceof JsonBoolean b) {
-            ok = b.value();
-        }
-        List<List<Kv>> ranges = new ArrayList<>();
-        Optional<Json> list = response.get("responses");
-        if (list.isPresent() && list.get() instanceof JsonArray array) {
-            for (Json r : array.elements()) {
-                if (!(r instanceof JsonObject o)) {
-                    throw protocol("/v3/kv/txn", "a response that is not an object");
-                }
-                Optional<Json> range = o.get("response_range");
-                if (range.isPresent() && range.get() instanceof JsonObject kvs) {
-                    ranges.add(kvs(kvs, "/v3/kv/txn"));
-                } else {
-                    ranges.add(new ArrayList<>());
-                }
-            }
-        }
-        return new TxnResult(ok, ranges, revision(response));
-    }
-
     /** A lease of {@code ttlSeconds}; its ID. */
     long grantLease(long ttlSeconds) throws EtcdException {
         JsonObject response = call("/v3/lease/grant", "{\"TTL\":\"" + ttlSeconds + "\"}", 0);
@@ -156,99 +134,171 @@ final class EtcdClient implements AutoCloseable {
         lock.lock();
         try {
             authenticate();
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            boolean reauthenticated = false;
-            String lastFailure = "no endpoint tried";
-            long attemptNanos = config.dialTimeoutSeconds() * 1_000_000_000L;
-            int[] order = order();
-            int tried = 0;
-            int rounds = 0;
+            Failover call = new Failover(path, body.getBytes(StandardCharsets.UTF_8), quickNanos, order());
             while (true) {
                 long now = System.nanoTime();
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new EtcdException(Kind.UNAVAILABLE, "the call was cancelled while it waited for etcd: "
-                            + lastFailure);
-                }
-                if (now - deadline > 0) {
-                    throw new EtcdException(Kind.UNAVAILABLE, "etcd did not answer within "
-                            + config.requestTimeoutSeconds() + " s (requestTimeoutSeconds): " + lastFailure);
-                }
-                if (tried == order.length) {
-                    pause(++rounds);
-                    order = order();
-                    tried = 0;
+                giveUpIfDone(call, now);
+                if (call.tried == call.order.length) {
+                    nextRound(call);
                     continue;
                 }
-                int at = order[tried++];
+                int at = call.order[call.tried++];
+                HttpChannel.Response response = attempt(call, at, now);
+                if (response == null) {
+                    continue; // the endpoint failed to connect or answer: the next one
+                }
                 Endpoint endpoint = config.endpoints().get(at);
-                // One endpoint: nowhere to move on to, it gets what is left. Several: dialTimeoutSeconds in the first
-                // round, doubled in each further one (a cluster slow under load is not cut off for ever).
-                long budget = channels.length == 1 ? Long.MAX_VALUE : attemptNanos << Math.min(rounds, 20);
-                long attemptDeadline = deadline - now < budget ? deadline : now + budget;
-                boolean quick = quickNanos > 0 && rounds == 0 && tried == 1 && attemptDeadline - now > quickNanos;
-                if (quick) {
-                    attemptDeadline = now + quickNanos;
-                }
-                HttpChannel.Response response;
-                try {
-                    response = channel(at).post(path, bytes, token, attemptDeadline);
-                } catch (SSLException e) {
-                    channel(at).close();
-                    throw new EtcdException(Kind.CONFIG, "TLS with " + endpoint + " failed: " + e.getMessage(), e);
-                } catch (SocketTimeoutException e) {
-                    channel(at).close();
-                    if (quick) {
-                        throw new EtcdException(Kind.SLOW, endpoint + " did not answer " + path + " within "
-                                + quickNanos / 1_000_000 + " ms", e);
-                    }
-                    failing(endpoint);
-                    lastFailure = endpoint + " did not answer within " + (attemptDeadline == deadline
-                            ? "the call's deadline" : config.dialTimeoutSeconds() + " s (dialTimeoutSeconds)");
-                    continue;
-                } catch (ConnectException e) {
-                    failing(endpoint);
-                    lastFailure = endpoint + ": " + (e.getMessage() == null ? "cannot connect" : e.getMessage());
-                    continue;
-                } catch (IOException e) {
-                    channel(at).close();
-                    failing(endpoint);
-                    lastFailure = endpoint + ": " + IoText.reason(e);
-                    continue;
-                }
                 JsonObject json = parse(response.body, path, endpoint);
                 if (response.status == 200 && !json.has("error")) {
-                    current = at;
-                    FAILING.remove(endpoint);
+                    answered(at);
                     return json;
                 }
-                String message = errorText(json, response);
-                long code = number(json, "code", -1);
-                if (isUnavailable(code, message)) {
-                    lastFailure = endpoint + ": " + message;
-                    continue;
-                }
-                if (!reauthenticated && token != null && (code == 16 || message.contains("invalid auth token")
-                        || message.contains("auth token is expired") || message.contains("revision of auth store"))) {
-                    reauthenticated = true;
-                    authenticated = false;
-                    token = null;
-                    authenticate();
-                    tried--; // the same endpoint again, with the new token
-                    continue;
-                }
-                if (code == 7 || code == 16 || message.contains("permission denied")
-                        || message.contains("user name is empty") || message.contains("authentication failed")) {
-                    throw new EtcdException(Kind.AUTH, "etcd " + endpoint + " refused " + path + ": " + message
-                            + (config.credentialsFile() == null ? " (no credentialsFile is configured)" : ""));
-                }
-                // etcd's ErrGRPCLeaseNotFound ("requested lease not found", gRPC code 5, NotFound): a lease that expired.
-                Kind kind = code == 5 || message.contains("requested lease not found") ? Kind.LEASE_NOT_FOUND
-                        : Kind.PROTOCOL;
-                throw new EtcdException(kind, "etcd " + endpoint + " " + path + ": " + message);
+                retryOrThrow(call, endpoint, json, response);
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Where one {@link EtcdClient#call} stands: the endpoints of this round in the order to try them, how many of
+     * them it tried, how many rounds it finished, what went wrong last, and whether it already asked for a new token.
+     */
+    private static final class Failover {
+        final String path;
+        final byte[] body;
+        final long quickNanos;
+        int[] order;
+        int tried;
+        int rounds;
+        String lastFailure = "no endpoint tried";
+        boolean reauthenticated;
+
+        Failover(String path, byte[] body, long quickNanos, int[] order) {
+            this.path = path;
+            this.body = body;
+            this.quickNanos = quickNanos;
+            this.order = order;
+        }
+    }
+
+    /** Ends the call if its thread was interrupted or its deadline passed. */
+    private void giveUpIfDone(Failover call, long now) throws EtcdException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new EtcdException(Kind.UNAVAILABLE, "the call was cancelled while it waited for etcd: "
+                    + call.lastFailure);
+        }
+        if (now - deadline > 0) {
+            throw new EtcdException(Kind.UNAVAILABLE, "etcd did not answer within "
+                    + config.requestTimeoutSeconds() + " s (requestTimeoutSeconds): " + call.lastFailure);
+        }
+    }
+
+    /** Every endpoint was tried in this round: a short pause, then all of them again, in the order of now. */
+    private void nextRound(Failover call) {
+        pause(++call.rounds);
+        call.order = order();
+        call.tried = 0;
+    }
+
+    /**
+     * Posts the call's request to endpoint {@code at}: its answer, or null if the endpoint did not connect or answer
+     * (then it counts as failing, and {@code call.lastFailure} says why).
+     */
+    private HttpChannel.Response attempt(Failover call, int at, long now) throws EtcdException {
+        Endpoint endpoint = config.endpoints().get(at);
+        long attemptDeadline = attemptDeadline(call.rounds, now);
+        boolean quick = call.quickNanos > 0 && call.rounds == 0 && call.tried == 1
+                && attemptDeadline - now > call.quickNanos;
+        if (quick) {
+            attemptDeadline = now + call.quickNanos;
+        }
+        try {
+            return channel(at).post(call.path, call.body, token, attemptDeadline);
+        } catch (SSLException e) {
+            channel(at).close();
+            throw new EtcdException(Kind.CONFIG, "TLS with " + endpoint + " failed: " + e.getMessage(), e);
+        } catch (SocketTimeoutException e) {
+            channel(at).close();
+            if (quick) {
+                throw new EtcdException(Kind.SLOW, endpoint + " did not answer " + call.path + " within "
+                        + call.quickNanos / 1_000_000 + " ms", e);
+            }
+            attemptFailed(call, endpoint, endpoint + " did not answer within " + (attemptDeadline == deadline
+                    ? "the call's deadline" : config.dialTimeoutSeconds() + " s (dialTimeoutSeconds)"));
+        } catch (ConnectException e) {
+            attemptFailed(call, endpoint, endpoint + ": "
+                    + (e.getMessage() == null ? "cannot connect" : e.getMessage()));
+        } catch (IOException e) {
+            channel(at).close();
+            attemptFailed(call, endpoint, endpoint + ": " + IoText.reason(e));
+        }
+        return null;
+    }
+
+    /**
+     * When an attempt of round {@code rounds} begun at {@code now} must have its answer. One endpoint: nowhere to move
+     * on to, it gets what is left. Several: dialTimeoutSeconds in the first round, doubled in each further one (a
+     * cluster slow under load is not cut off for ever). Never past the call's deadline.
+     */
+    private long attemptDeadline(int rounds, long now) {
+        long attemptNanos = config.dialTimeoutSeconds() * 1_000_000_000L;
+        long budget = channels.length == 1 ? Long.MAX_VALUE : attemptNanos << Math.min(rounds, 20);
+        return deadline - now < budget ? deadline : now + budget;
+    }
+
+    /** An endpoint did not connect or answer: tried last for a while, and the reason if the call gives up. */
+    private static void attemptFailed(Failover call, Endpoint endpoint, String why) {
+        failing(endpoint);
+        call.lastFailure = why;
+    }
+
+    /** Endpoint {@code at} answered: the next call starts there, and it no longer counts as failing. */
+    private void answered(int at) {
+        current = at;
+        FAILING.remove(config.endpoints().get(at));
+    }
+
+    /**
+     * An error answer: returns to try the next endpoint if etcd was unavailable, the same one again (once a call)
+     * with a new token if the token was no longer valid; throws the call's error otherwise.
+     */
+    private void retryOrThrow(Failover call, Endpoint endpoint, JsonObject json, HttpChannel.Response response)
+            throws EtcdException {
+        String message = errorText(json, response);
+        long code = number(json, "code", -1);
+        if (isUnavailable(code, message)) {
+            call.lastFailure = endpoint + ": " + message;
+            return;
+        }
+        if (!call.reauthenticated && token != null && isStaleToken(code, message)) {
+            call.reauthenticated = true;
+            authenticated = false;
+            token = null;
+            authenticate();
+            call.tried--; // the same endpoint again, with the new token
+            return;
+        }
+        throw refused(call.path, endpoint, code, message);
+    }
+
+    /** gRPC Unauthenticated (16), or etcd's texts for a token that expired or predates a change of the auth store. */
+    private static boolean isStaleToken(long code, String message) {
+        return code == 16 || message.contains("invalid auth token") || message.contains("auth token is expired")
+                || message.contains("revision of auth store");
+    }
+
+    /** The error of an answer that is neither "unavailable" nor a stale token: auth, a lost lease, or any other. */
+    private EtcdException refused(String path, Endpoint endpoint, long code, String message) {
+        if (code == 7 || code == 16 || message.contains("permission denied")
+                || message.contains("user name is empty") || message.contains("authentication failed")) {
+            return new EtcdException(Kind.AUTH, "etcd " + endpoint + " refused " + path + ": " + message
+                    + (config.credentialsFile() == null ? " (no credentialsFile is configured)" : ""));
+        }
+        // etcd's ErrGRPCLeaseNotFound ("requested lease not found", gRPC code 5, NotFound): a lease that expired.
+        Kind kind = code == 5 || message.contains("requested lease not found") ? Kind.LEASE_NOT_FOUND
+                : Kind.PROTOCOL;
+        return new EtcdException(kind, "etcd " + endpoint + " " + path + ": " + message);
     }
 
     /**
@@ -356,29 +406,6 @@ final class EtcdClient implements AutoCloseable {
         token = s.value();
     }
 
-    private static JsonObject parse(byte[] body, String path, Endpoint endpoint) throws EtcdException {
-        try {
-            Json json = Json.parse(body);
-            if (json instanceof JsonObject o) {
-                return o;
-            }
-        } catch (CniException e) {
-            throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": unreadable answer: "
-                    + e.error().msg(), e);
-        }
-        throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": the answer is not an object");
-    }
-
-    private static String errorText(JsonObject json, HttpChannel.Response response) {
-        for (String key : List.of("message", "error")) {
-            Optional<Json> v = json.get(key);
-            if (v.isPresent() && v.get() instanceof JsonString s && !s.value().isEmpty()) {
-                return s.value();
-            }
-        }
-        return "HTTP " + response.status;
-    }
-
     // ---------------------------------------------------------------------------------------------- encoding
 
     static String b64(String key) {
@@ -407,76 +434,6 @@ final class EtcdClient implements AutoCloseable {
             body.append(",\"limit\":\"").append(limit).append('"');
         }
         body.append('}');
-    }
-
-    static List<Kv> kvs(JsonObject rangeResponse, String what) throws EtcdException {
-        List<Kv> out = new ArrayList<>();
-        Optional<Json> list = rangeResponse.get("kvs");
-        if (list.isEmpty()) {
-            return out;
-        }
-        if (!(list.get() instanceof JsonArray array)) {
-            throw protocol(what, "kvs is not a list");
-        }
-        for (Json element : array.elements()) {
-            if (!(element instanceof JsonObject kv)) {
-                throw protocol(what, "a kv that is not an object");
-            }
-            out.add(new Kv(new String(bytes(kv, "key", what), StandardCharsets.UTF_8), bytes(kv, "value", what),
-                    number(kv, "create_revision", 0), number(kv, "mod_revision", 0), number(kv, "lease", 0)));
-        }
-        return out;
-    }
-
-    private static byte[] bytes(JsonObject o, String key, String what) throws EtcdException {
-        Optional<Json> v = o.get(key);
-        if (v.isEmpty()) {
-            return new byte[0];
-        }
-        if (!(v.get() instanceof JsonString s)) {
-            throw protocol(what, key + " is not a string");
-        }
-        try {
-            return Base64.getDecoder().decode(s.value());
-        } catch (IllegalArgumentException e) {
-            throw protocol(what, key + " is not base64");
-        }
-    }
-
-    /** An int64 field (the gateway writes them as strings); {@code absent} when missing. */
-    static long number(JsonObject o, String key, long absent) {
-        Optional<Json> v = o.get(key);
-        if (v.isEmpty()) {
-            return absent;
-        }
-        try {
-            if (v.get() instanceof JsonString s) {
-                return Long.parseLong(s.value());
-            }
-            if (v.get() instanceof JsonNumber n) {
-                return n.toLong().orElse(absent);
-            }
-        } catch (NumberFormatException e) {
-            return absent;
-        }
-        return absent;
-    }
-
-    private static long number(JsonObject o, String key, String what) throws EtcdException {
-        long n = number(o, key, Long.MIN_VALUE);
-        if (n == Long.MIN_VALUE) {
-            throw protocol(what, "no " + key + " in the answer");
-        }
-        return n;
-    }
-
-    private static long revision(JsonObject response) {
-        Optional<Json> header = response.get("header");
-        return header.isPresent() && header.get() instanceof JsonObject h ? number(h, "revision", 0) : 0;
-    }
-
-    private static EtcdException protocol(String what, String problem) {
-        return new EtcdException(Kind.PROTOCOL, "etcd " + what + ": " + problem);
     }
 
     @Override

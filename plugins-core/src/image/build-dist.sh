@@ -7,6 +7,8 @@
 #
 #   build-dist.sh <jdk home> <module path> <dist dir> <version> <client source> <launch helper source>
 #
+# The launchers, the CLI launcher and the systemd units are files in src/image/templates, filled in here (fill, below).
+#
 # The runtime's native launch helper (runtime/src/main/c/launch-helper.c: CniRuntime.Options.withLaunchHelpers(n,
 # helper)) is compiled into dist/libexec/jcni-launch-helper alongside.
 #
@@ -27,6 +29,7 @@ set -eu
 jdk=$1 modules=$2 dist=$3 version=$4 client_source=$5 helper_source=$6
 
 image=$dist/image
+templates=$(dirname "$0")/templates
 main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
 # The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
 # the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
@@ -59,6 +62,23 @@ flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -
 
 say() { printf 'build-dist: %s\n' "$*" >&2; }
 
+# fill <template> <output> NAME=value...: the template with every @NAME@ replaced by its value and without the
+# template's own comment lines (those starting with "#%"); a placeholder left unfilled fails the build.
+fill() {
+    fill_script='/^#%/d'
+    fill_template=$1 fill_output=$2
+    shift 2
+    for fill_pair in "$@"; do
+        fill_value=$(printf '%s' "${fill_pair#*=}" | sed 's/[\\|&]/\\&/g')
+        fill_script="$fill_script
+s|@${fill_pair%%=*}@|$fill_value|g"
+    done
+    sed -e "$fill_script" "$fill_template" > "$fill_output"
+    if grep -n '@[A-Z_][A-Z_]*@' "$fill_output" >&2; then
+        say "$fill_output: a placeholder of $fill_template was not filled in"; exit 1
+    fi
+}
+
 command -v gcc >/dev/null 2>&1 || { say "gcc is needed to build the plugin client (scripts/setup installs it)"; exit 1; }
 rm -rf "$image" "$dist/cni" "$dist/bin" "$dist/systemd" "$dist/libexec"
 mkdir -p "$dist/cni/bin" "$dist/cni/jvm" "$dist/bin" "$dist/systemd" "$dist/libexec"
@@ -89,25 +109,8 @@ groups="version $(cut -d' ' -f2 "$dist/aot-groups" | sort -u | grep -vx version 
 dist_abs=$(cd "$dist" && pwd -P)
 while read -r type group; do
     launcher=$dist/cni/jvm/$type
-    # The marker line must stay within the first 4 KiB (io.jcni.runtime.JcniLaunchers reads it).
-    cat > "$launcher" <<LAUNCHER
-#!/bin/sh
-# jcni-launcher: plugin=$type version=$version
-# The CNI plugin "$type" of jcni in a JVM of its own: what dist/cni/bin/$type runs when no plugin service answers.
-# Runs in the jlink image shared by all jcni plugins: the one next to this file's real location
-# (dist/cni/jvm/../../image, symlinks resolved), else the one it was built with (a copied launcher).
-set -f
-built='$image_abs'
-self=\$0
-if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
-case \$self in */*) image=\${self%/*}/../../image ;; *) image=../../image ;; esac
-[ -x "\$image/bin/java" ] || image=\$built
-case \${CNI_COMMAND-} in
-    VERSION|'') cache=version ;;
-    *) cache=$group ;;
-esac
-exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-\$cache.aot" \$JCNI_JAVA_OPTS -m $main $type "\$@"
-LAUNCHER
+    fill "$templates/plugin-launcher" "$launcher" TYPE="$type" GROUP="$group" VERSION="$version" \
+        IMAGE="$image_abs" FLAGS="$flags" MAIN="$main"
     chmod 755 "$launcher"
     # The client, with the hardening flags of a program every CNI exec runs; static, so that a copy runs anywhere
     # and nothing but the kernel is loaded at its start.
@@ -121,124 +124,12 @@ gcc -std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURC
     -Wl,-z,relro,-z,now -o "$dist/libexec/jcni-launch-helper" "$helper_source" ||
     { say "compiling the launch helper failed"; exit 1; }
 
-# The runtime's CLI, with a cache of its own: a cache records the main module, and the CLI's is io.jcni.runtime.
-cat > "$dist/bin/jcni" <<LAUNCHER
-#!/bin/sh
-# jcni: the command line of jcni's runtime (cnitool-compatible; jcni --help). Runs in the jlink image next to this
-# file's real location (dist/bin/../image, symlinks resolved), else the one it was built with (a copied launcher).
-set -f
-built='$image_abs'
-self=\$0
-if [ -L "\$self" ]; then self=\$(readlink -f -- "\$self"); fi
-case \$self in */*) image=\${self%/*}/../image ;; *) image=../image ;; esac
-[ -x "\$image/bin/java" ] || image=\$built
-# jcni serve: the resident plugin service, in the plugins' module (jcni serve --help).
-if [ "\${1-}" = serve ]; then
-    shift
-    exec "\$image/bin/java" $service_flags -XX:AOTCache="\$image/lib/jcni-service.aot" \$JCNI_JAVA_OPTS -m $service_main "\$@"
-fi
-exec "\$image/bin/java" $flags -XX:AOTCache="\$image/lib/jcni-cli.aot" \$JCNI_JAVA_OPTS $cli "\$@"
-LAUNCHER
+fill "$templates/jcni" "$dist/bin/jcni" IMAGE="$image_abs" FLAGS="$flags" CLI="$cli" \
+    SERVICE_FLAGS="$service_flags" SERVICE_MAIN="$service_main"
 chmod 755 "$dist/bin/jcni"
-
-# systemd units: the socket unit listens on the default socket and starts the service on the first call.
-cat > "$dist/systemd/jcni-plugins.socket" <<UNIT
-[Unit]
-Description=jcni CNI plugin service (socket)
-Documentation=file://$dist_abs/../README.md
-
-[Socket]
-ListenStream=/run/jcni/plugins.sock
-SocketMode=0600
-DirectoryMode=0700
-RemoveOnStop=yes
-
-[Install]
-WantedBy=sockets.target
-UNIT
-cat > "$dist/systemd/jcni-plugins.service" <<UNIT
-[Unit]
-Description=jcni CNI plugin service
-Documentation=file://$dist_abs/../README.md
-Requires=jcni-plugins.socket
-After=jcni-plugins.socket
-
-[Service]
-# Socket activation: the service serves the socket systemd passes (LISTEN_FDS) and creates none.
-ExecStart=$dist_abs/bin/jcni serve
-# Calls in flight finish (up to 30 s) after SIGTERM; a killed service loses nothing but those calls, whose clients
-# answer with error 11 (try again later).
-TimeoutStopSec=40
-Restart=on-failure
-# The plugins configure the node's network and keep state under /var/lib/cni and /run: no sandboxing that would
-# hide the host's namespaces, /proc/sys or those directories from them.
-
-[Install]
-WantedBy=multi-user.target
-UNIT
-
-# gc --stale on a timer: what attachments whose namespace is gone left behind (a runtime killed, a DEL that failed or
-# never came, a reboot) is removed, then each 1.1.0 network is garbage-collected (README: "Leaks, and how jcni
-# prevents them"). The node's defaults; edit Environment= for other directories. (The service can do the same itself:
-# jcni serve --reconcile-every DURATION.)
-cat > "$dist/systemd/jcni-gc-stale.service" <<UNIT
-[Unit]
-Description=jcni: remove what stale CNI attachments left behind (gc --stale)
-Documentation=file://$dist_abs/../README.md
-After=network.target containerd.service crio.service
-
-[Service]
-Type=oneshot
-Environment=NETCONFPATH=/etc/cni/net.d CNI_PATH=/opt/cni/bin
-# In the host's namespaces, as the container runtimes: namespace paths and host ends are judged where they live.
-ExecStart=$dist_abs/bin/jcni gc --stale --cache-dir /var/lib/cni
-UNIT
-cat > "$dist/systemd/jcni-gc-stale.timer" <<UNIT
-[Unit]
-Description=jcni: gc --stale every 10 minutes, and once after boot
-Documentation=file://$dist_abs/../README.md
-
-[Timer]
-OnBootSec=2min
-OnUnitActiveSec=10min
-RandomizedDelaySec=30s
-
-[Install]
-WantedBy=timers.target
-UNIT
-
-# The dhcp plugin's lease daemon, socket-activated as well: systemd listens on Go's default socket and starts the
-# daemon on the first dhcp call, handing the listening socket over as its stdin (the daemon serves it and binds none).
-cat > "$dist/systemd/jcni-dhcp.socket" <<UNIT
-[Unit]
-Description=jcni dhcp IPAM daemon (socket)
-Documentation=file://$dist_abs/../README.md
-
-[Socket]
-ListenStream=/run/cni/dhcp.sock
-SocketMode=0660
-RemoveOnStop=true
-
-[Install]
-WantedBy=sockets.target
-UNIT
-cat > "$dist/systemd/jcni-dhcp.service" <<UNIT
-[Unit]
-Description=jcni dhcp IPAM daemon
-Documentation=file://$dist_abs/../README.md
-Requires=jcni-dhcp.socket
-After=network.target jcni-dhcp.socket
-
-[Service]
-# Leases are kept on disk (-statedir, default /run/cni/dhcp): a restarted daemon resumes them.
-ExecStart=$dist_abs/cni/bin/dhcp daemon
-StandardInput=socket
-StandardError=journal
-Restart=on-failure
-
-[Install]
-WantedBy=multi-user.target
-UNIT
+for unit in "$templates"/systemd/*; do
+    fill "$unit" "$dist/systemd/${unit##*/}" DIST="$dist_abs"
+done
 
 # ---- AOT caches ------------------------------------------------------------------------------------------------
 # No service during the trainings: the CLI's training execs plugins, which must run as JVMs (not ask a service that

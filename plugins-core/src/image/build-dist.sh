@@ -9,8 +9,9 @@
 #
 # The launchers, the CLI launcher and the systemd units are files in src/image/templates, filled in here (fill, below).
 #
-# The runtime's native launch helper (runtime/src/main/c/launch-helper.c: CniRuntime.Options.withLaunchHelpers(n,
-# helper)) is compiled into dist/libexec/jcni-launch-helper alongside.
+# The native code is built in one step (native, below): the clients and the runtime's native launch helper
+# (runtime/src/main/c/launch-helper.c: CniRuntime.Options.withLaunchHelpers(n, helper)), compiled into
+# dist/libexec/jcni-launch-helper.
 #
 # Build id: a hash of the image's classes, written to image/lib/jcni-build-id and compiled into every client. A
 # client talks only to a service of the same id: a service left running from an older dist never answers for a newer
@@ -79,6 +80,23 @@ s|@${fill_pair%%=*}@|$fill_value|g"
     fi
 }
 
+# The native code: the plugin client once per type (the type, the version, the build id and the dist are compiled
+# in: a client works under any file name, as Go's plugins do) and the runtime's launch helper. One set of flags: the
+# hardening flags of a program every CNI exec runs; static, so that a copy runs anywhere and nothing but the kernel
+# is loaded at its start.
+cflags='-std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE -static-pie -Wl,-z,relro,-z,now'
+native() {
+    for type in $types; do
+        # shellcheck disable=SC2086
+        gcc $cflags -DJCNI_TYPE="\"$type\"" -DJCNI_VERSION="\"$version\"" -DJCNI_BUILD_ID="\"$build_id\"" \
+            -DJCNI_DIST="\"$dist_abs\"" -o "$dist/cni/bin/$type" "$client_source" ||
+            { say "compiling the plugin client for $type failed"; exit 1; }
+    done
+    # shellcheck disable=SC2086
+    gcc $cflags -o "$dist/libexec/jcni-launch-helper" "$helper_source" ||
+        { say "compiling the launch helper failed"; exit 1; }
+}
+
 command -v gcc >/dev/null 2>&1 || { say "gcc is needed to build the plugin client (scripts/setup installs it)"; exit 1; }
 rm -rf "$image" "$dist/cni" "$dist/bin" "$dist/systemd" "$dist/libexec"
 mkdir -p "$dist/cni/bin" "$dist/cni/jvm" "$dist/bin" "$dist/systemd" "$dist/libexec"
@@ -112,17 +130,8 @@ while read -r type group; do
     fill "$templates/plugin-launcher" "$launcher" TYPE="$type" GROUP="$group" VERSION="$version" \
         IMAGE="$image_abs" FLAGS="$flags" MAIN="$main"
     chmod 755 "$launcher"
-    # The client, with the hardening flags of a program every CNI exec runs; static, so that a copy runs anywhere
-    # and nothing but the kernel is loaded at its start.
-    gcc -std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE -static-pie \
-        -Wl,-z,relro,-z,now -DJCNI_TYPE="\"$type\"" -DJCNI_VERSION="\"$version\"" -DJCNI_BUILD_ID="\"$build_id\"" \
-        -DJCNI_DIST="\"$dist_abs\"" -o "$dist/cni/bin/$type" "$client_source" ||
-        { say "compiling the plugin client for $type failed"; exit 1; }
 done < "$dist/aot-groups"
 rm "$dist/aot-groups"
-gcc -std=c11 -Wall -Wextra -Werror -O2 -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIE -static-pie \
-    -Wl,-z,relro,-z,now -o "$dist/libexec/jcni-launch-helper" "$helper_source" ||
-    { say "compiling the launch helper failed"; exit 1; }
 
 fill "$templates/jcni" "$dist/bin/jcni" IMAGE="$image_abs" FLAGS="$flags" CLI="$cli" \
     SERVICE_FLAGS="$service_flags" SERVICE_MAIN="$service_main"
@@ -130,6 +139,7 @@ chmod 755 "$dist/bin/jcni"
 for unit in "$templates"/systemd/*; do
     fill "$unit" "$dist/systemd/${unit##*/}" DIST="$dist_abs"
 done
+native
 
 # ---- AOT caches ------------------------------------------------------------------------------------------------
 # No service during the trainings: the CLI's training execs plugins, which must run as JVMs (not ask a service that

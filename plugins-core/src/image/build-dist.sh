@@ -8,11 +8,10 @@
 #   build-dist.sh <jdk home> <module path> <dist dir> <version> <client source> <launch helper source>
 #
 # The steps: jlink; the launchers, the CLI launcher and the units, filled in from src/image/templates (fill, below);
-# the native code (native, below): the clients and the runtime's native launch helper
+# the native code in one step (native, below): the clients and the runtime's native launch helper
 # (runtime/src/main/c/launch-helper.c: CniRuntime.Options.withLaunchHelpers(n, helper)), compiled into
 # dist/libexec/jcni-launch-helper; the AOT trainings (train-aot.sh, which starts what they need and removes it again);
-# and the verification of the dist (at the end). The JVM options live in jvm-options.sh, shared with the
-# trainings.
+# one check that the caches are accepted. The JVM options are in jvm-options.sh, which the trainings share.
 #
 # Build id: a hash of the image's classes, written to image/lib/jcni-build-id and compiled into every client. A
 # client talks only to a service of the same id: a service left running from an older dist never answers for a newer
@@ -24,8 +23,9 @@
 # CNI_COMMAND) use the small cache of group "version" instead, chosen by the launcher from CNI_COMMAND.
 #
 # The image is rebuilt from scratch every time and the caches are regenerated with it: a cache from another image is
-# rejected by the JVM with only a warning on stderr, and start-up silently doubles. The last step therefore runs
-# every launcher with -XX:AOTMode=on (which refuses to start on a rejected cache) and fails the build on any stderr.
+# rejected by the JVM with only a warning on stderr, and start-up silently doubles. The last step therefore starts
+# the JVM once on every cache with -XX:AOTMode=on (which refuses to start on a rejected cache) and fails the build on
+# any stderr; the it module's DistVerificationTest starts every launcher, the CLI and the service.
 set -eu
 
 jdk=$1 modules=$2 dist=$3 version=$4 client_source=$5 helper_source=$6
@@ -109,63 +109,40 @@ native
 # shellcheck disable=SC2086
 sh "$(dirname "$0")/train-aot.sh" "$dist" $groups
 
-# ---- verification: every launcher starts with its caches, which the JVM accepts --------------------------------
-# VERSION runs with the version cache; an ADD without its variables fails in the skel (code 4, on stdout) after the
-# JVM started with the plugin's group cache: that start must not warn either. Through the clients with the service
-# off (so each runs its JVM launcher, as without a service).
+# ---- the caches are accepted -----------------------------------------------------------------------------------
+# The one check of the dist that stays in the build: a stale or rejected cache only warns and silently doubles every
+# start, so the build must not ship one. The JVM starts once on each cache with -XX:AOTMode=on (which refuses to
+# start on a rejected cache) through a launcher that uses it, and must write nothing on stderr (where the JVM warns):
+# VERSION for the version cache; for each group's, an ADD without its variables by one plugin of the group, which
+# the skel answers with code 4 on stdout after the JVM started; jcni --version for the CLI's; jcni serve --help for
+# the service's. That is one start per cache, not per launcher: every launcher of a group names the same cache. The
+# it module's DistVerificationTest does the rest (every client and launcher, the CLI's output, the service answering
+# the clients of this build).
 export JCNI_SERVICE_SOCKET=off
-work=$(mktemp -d "${TMPDIR:-/tmp}/jcni-verify.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-for type in $types; do
-    out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=ADD "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) && {
-        say "$type ADD without variables succeeded: $out"; exit 1; }
-    if [ -s "$work/stderr" ]; then
-        say "$type ADD wrote to stderr (a rejected or stale AOT cache warns there):"; cat "$work/stderr" >&2; exit 1
+check=$(mktemp -d "${TMPDIR:-/tmp}/jcni-aot-check.XXXXXX")
+trap 'rm -rf "$check"' EXIT
+# accepted <cache> <expected stdout (a case pattern)> <command>...: the command's start on that cache.
+accepted() {
+    accepted_cache=$1 accepted_pattern=$2
+    shift 2
+    accepted_out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on "$@" 2>"$check/stderr" </dev/null) || true
+    if [ -s "$check/stderr" ]; then
+        say "$* wrote to stderr (a rejected or stale AOT cache jcni-$accepted_cache.aot warns there):"
+        cat "$check/stderr" >&2; exit 1
     fi
-    case $out in
-        *'"code": 4'*) ;;
-        *) say "$type ADD without variables printed: $out"; exit 1 ;;
+    # shellcheck disable=SC2254
+    case $accepted_out in
+        $accepted_pattern) ;;
+        *) say "$* (AOT cache jcni-$accepted_cache.aot required) printed: $accepted_out"; exit 1 ;;
     esac
+}
+first=$(printf '%s\n' "$types" | head -n 1)
+accepted version '{"cniVersion":*"supportedVersions":*' env CNI_COMMAND=VERSION "$dist/cni/jvm/$first"
+for group in $groups; do
+    [ "$group" != version ] || continue
+    type=$(printf '%s\n' "$table" | awk -v group="$group" '$2 == group { print $1; exit }')
+    accepted "$group" '*"code": 4*' env CNI_COMMAND=ADD "$dist/cni/jvm/$type"
 done
-for type in $types; do
-    out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on CNI_COMMAND=VERSION "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) || {
-        say "$type VERSION failed with the AOT cache required:"; cat "$work/stderr" >&2; exit 1; }
-    if [ -s "$work/stderr" ]; then
-        say "$type VERSION wrote to stderr (a rejected or stale AOT cache warns there):"; cat "$work/stderr" >&2
-        exit 1
-    fi
-    case $out in
-        '{"cniVersion":'*'"supportedVersions":'*) ;;
-        *) say "$type VERSION printed: $out"; exit 1 ;;
-    esac
-done
-out=$(JCNI_JAVA_OPTS=-XX:AOTMode=on "$dist/bin/jcni" --version 2>"$work/stderr" </dev/null) || {
-    say "jcni --version failed with the AOT cache required:"; cat "$work/stderr" >&2; exit 1; }
-if [ -s "$work/stderr" ] || [ "$out" != "jcni $version" ]; then
-    say "jcni --version printed '$out' and on stderr:"; cat "$work/stderr" >&2; exit 1
-fi
-# The service answers the clients of this build: one VERSION per type through a service on a private socket. It starts
-# with its AOT cache required, and its log (its stderr) must hold nothing but its own lines: no JVM warning.
-mkdir -m 700 "$work/service"
-export JCNI_SERVICE_SOCKET="$work/service/plugins.sock"
-JCNI_JAVA_OPTS=-XX:AOTMode=on "$dist/bin/jcni" serve > "$work/service.log" 2>&1 &
-service_pid=$!
-tries=0
-while [ ! -S "$JCNI_SERVICE_SOCKET" ] && kill -0 $service_pid 2>/dev/null && [ $tries -lt 600 ]; do
-    sleep 0.1; tries=$((tries + 1))
-done
-for type in $types; do
-    out=$(JCNI_DEBUG=1 CNI_COMMAND=VERSION "$dist/cni/bin/$type" 2>"$work/stderr" </dev/null) || true
-    case $out in
-        '{"cniVersion":'*'"supportedVersions":'*) ;;
-        *) kill $service_pid; say "$type VERSION through the service printed: $out"; cat "$work/stderr" "$work/service.log" >&2; exit 1 ;;
-    esac
-    grep -q "VERSION via service" "$work/stderr" || {
-        kill $service_pid; say "$type VERSION was not answered by the service:"; cat "$work/stderr" "$work/service.log" >&2; exit 1; }
-done
-kill $service_pid; wait $service_pid 2>/dev/null || true
-if grep -v '^jcni serve: ' "$work/service.log" | grep -q .; then
-    say "the service wrote more than its log (a rejected or stale AOT cache warns there):"; cat "$work/service.log" >&2
-    exit 1
-fi
+accepted cli "jcni $version" "$dist/bin/jcni" --version
+accepted service '*Usage: jcni serve*' "$dist/bin/jcni" serve --help
 say "dist ready: $(echo $types | wc -w) launchers, image $(du -sh "$image" | cut -f1) with AOT caches: $(cd "$image/lib" && du -h jcni-*.aot | tr '\t\n' ' ')"

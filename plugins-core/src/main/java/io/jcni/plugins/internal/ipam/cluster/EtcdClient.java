@@ -81,7 +81,7 @@ final class EtcdClient implements AutoCloseable {
     /** {@code Range} with {@code count_only}: how many keys {@code [key, end)} holds, none of them sent. */
     long count(String key, String end) throws EtcdException {
         String body = "{\"key\":\"" + b64(key) + "\",\"range_end\":\"" + b64(end) + "\",\"count_only\":true}";
-        return number(call("/v3/kv/range", body), "count", 0);
+        return number(call("/v3/kv/range", body, 0), "count", 0);
     }
 
     /** Runs a transaction. */

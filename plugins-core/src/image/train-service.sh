@@ -1,5 +1,5 @@
 #!/bin/sh
-# The AOT training run of the plugin service (`jcni serve`), run by build-dist.sh inside the training's network
+# The AOT training run of the plugin service (`jcni serve`), run by train-aot.sh inside the training's network
 # namespace (ip netns exec), which plays the node: the service there serves real calls that jcni's runtime CLI makes
 # through the plugin clients, the workload of a node starting and removing pods, and writes its AOT cache (classes
 # loaded and linked, and method profiles: JDK 25's -XX:AOTCacheOutput) when it exits.
@@ -13,7 +13,8 @@
 # started several at once as a rollout does (so that the service's concurrent paths run as well), in two rounds; then
 # VERSION of every plugin type. Every pod is an interface of its own (eth<i>) in one container namespace (hence no
 # default route: the pods would each add one there).
-# Everything it makes is inside the two namespaces and the work dir, which build-dist.sh removes.
+# Everything it makes is inside the two namespaces and the work dir, which train-aot.sh removes, with every process
+# still in the namespaces.
 set -eu
 
 java=$1 output=$2 dist=$3 work=$4 container=$5
@@ -22,7 +23,7 @@ flags=
 while [ "$1" != -- ]; do flags="$flags $1"; shift; done
 main=$2
 
-say() { printf 'build-dist: service training: %s\n' "$*" >&2; }
+say() { printf 'train-aot: service training: %s\n' "$*" >&2; }
 
 mkdir -m 700 "$work/svc"
 mkdir -p "$work/svc-net.d"

@@ -1,0 +1,46 @@
+# The JVM options and entry points of the image's programs, sourced (with $image set to a jlink image) by
+# build-dist.sh, which writes them into the launchers, and by train-aot.sh, which trains the AOT caches with them: a
+# cache is trained with the options it is used with.
+#
+# Sets: main (the plugins' launcher), cli (the runtime CLI's module options), service_main, flags (the plugin
+# launchers' and the CLI's JVM options), service_flags (the plugin service's).
+
+main=io.jcni.plugins/io.jcni.plugins.internal.launcher.Launcher
+# The jcni CLI lives in io.jcni.runtime, which does not read io.jcni.netlink: adding that module to the graph keeps
+# the image's --enable-native-access=io.jcni.netlink from warning "Unknown module" at every CLI start.
+cli="--add-modules io.jcni.netlink -m io.jcni.runtime/io.jcni.runtime.internal.cli.JcniCli"
+# Start-up flags, measured on this machine (benchmarks/compare.sh): C1 only, and only for methods ten times hotter than
+# C1's default thresholds (CompileThresholdScaling=10). An exec'd plugin is over in tens of milliseconds: with the
+# default thresholds C1 compiled ~180 methods per host-local ADD (mostly the JDK's classfile code that spins FFM's
+# downcall stub), 20-40 ms of CPU on a second core that a busy node does not have; scaled, it compiles ~40. Measured
+# against the default (30 interleaved rounds, chrt -f 20): host-local ADD 44.6 -> 45.7 ms wall, 70 -> 57 ms CPU;
+# bridge ADD 67 -> 58 ms, 98 -> 73 ms CPU; bridge DEL 83 -> 72 ms, 94 -> 67 ms CPU. The interpreter alone (-Xint) is
+# as fast for these calls but makes a long loop such as host-local's index rebuild of a full /16 six times slower
+# (570 ms -> 3.5 s; scaled C1: 700 ms). Then the serial collector, no hsperfdata file in /tmp, a small initial heap. JVM warnings go to stderr: stdout carries
+# the CNI result. jdk.includeInExceptions is set below to the image's own default, as a system property: then
+# InetAddress's initialization does not load and parse conf/security/java.security (JDK 25), which saves ~40 class
+# initializations and a file read in every plugin that handles an IP address.
+#
+# Two diagnostic flags of the image's own JVM (the image pins it, and the build's cache check and the it module's
+# DistVerificationTest start launchers with them): ArchiveRelocationMode=0 maps the AOT cache at the base address it was
+# written for instead of a random one, which spares relocating every pointer of a 9-16 MB cache at each start (VERSION
+# with the netlink cache 44.3 -> 40.6 ms, 40 interleaved rounds); the JVM still relocates when that address is taken.
+# The cost is address randomization of the cached class metadata (heap, stacks, code and libraries stay randomized); the
+# README's security notes say so, and JCNI_JAVA_OPTS=-XX:ArchiveRelocationMode=1 takes it back. -AOTReplayTraining: the
+# JVM does not replay the training's compilation profile at start, a thread that competes with the plugin's for two
+# cores and whose compilations a call of tens of milliseconds does not live to use (bridge ADD 88.6 -> 87.5 ms wall,
+# 100.6 -> 93.2 ms CPU, 24 rounds). -AOTAdapterCaching: JDK 25 keys the cached i2c/c2i adapters by a hash of their
+# signature that can collide (JDK-8364929, fixed in 26); a cache holding two such adapters makes every start warn on
+# stderr and lose one (seen with the CLI's cache: 'Saved blob's name LLLLLLLLLLLL is different from the expected name
+# LLLLLLILILLL'). Without adapter caching jcni --version and bridge VERSION start as fast (50 and 42 ms, 30 runs each).
+flags='-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=10 -XX:+UseSerialGC -XX:-UsePerfData -Xms8m -Xss512k -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=0 -XX:-AOTReplayTraining -XX:-AOTAdapterCaching -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr'
+exceptions=$(sed -n 's/^jdk\.includeInExceptions=//p' "$image/conf/security/java.security" | tail -n 1)
+flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
+# The service is long-running: the JIT's full tiers, the serial collector (one heap, small footprint), a heap that
+# bounds the worst case (every call thread holding a request of the largest size) and stays far below it in use.
+# Its AOT cache, lib/jcni-service.aot, is trained on the service's own workload (train-service.sh): classes loaded and
+# linked, and method profiles, so that its first calls are not those of a cold JVM. AOTReplayTraining stays on here (the
+# JIT compiles from the training's profiles early: the service lives long enough to use them); adapter caching is off
+# as in the launchers (JDK-8364929).
+service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
+service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain

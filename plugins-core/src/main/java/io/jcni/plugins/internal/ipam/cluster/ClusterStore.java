@@ -176,7 +176,14 @@ public final class ClusterStore implements IpamStore {
         for (int k = 0; k < plan.touched.size(); k++) {
             blocks.readOnFailure(plan.write, plan.touched.get(k), plan.lengths.get(k));
         }
-        // From the view nothing was read: a write that a follower forwarded to a stopped leader is given up
+        if (read.assumed()) {
+            // Nothing was read for this write, so first one linearizable read (this node's liveness key), which
+            // needs a quorum. Without a quorum a write sent blind waits in a lone member's log and can commit once
+            // the quorum is back, after this call answered code 11: an address that no attachment holds (seen in
+            // ClusterIpamExecTest through the service). The read fails here instead, and nothing is proposed.
+            etcd.range(keys.node(node), null, true);
+        }
+        // From the view nothing else was read: a write that a follower forwarded to a stopped leader is given up
         // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
         return etcd.attempt(plan.write, read.assumed());
     }

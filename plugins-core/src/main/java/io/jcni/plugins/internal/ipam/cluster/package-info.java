@@ -50,7 +50,8 @@
  *  the same txn, with [block/B absent, put block/B, affinity/A/B] for a claim and [put networks, networks
  *  unchanged] for a registration
  * </pre>
- * So an ADD is one etcd transaction in the plugin service (or any JVM that hosts the plugin for many calls, through
+ * So an ADD is one etcd transaction, after one linearizable read of the node's liveness key that proves a quorum
+ * (a write sent blind to a member without one can commit after its call answered code 11), in the plugin service (or any JVM that hosts the plugin for many calls, through
  * {@code Plugins.inProcess()}) whenever the node's view has a free address in the node's blocks, and three (read,
  * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
  * freely. The view ({@code NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess

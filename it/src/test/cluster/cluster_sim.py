@@ -32,8 +32,9 @@ Scenarios (--scenarios, comma-separated; `all` is every one but warmup, in this 
   node-gone     node N-1 gone for good mid-burst (every process in it SIGKILLed, cut off for ever); the others run
                 STATUS every second as runtimes do; once its lease (nodeTtlSeconds, --ttl) expires, node 0's GC must
                 reclaim its reservations and blocks and leave every live pod's keys alone
-"Mid-burst": once --fault-at of the burst's pods have finished. A warm-up burst (scenario warmup, small, not judged
-for speed) runs first unless --no-warmup: a node's service runs for days, its JIT long since done.
+"Mid-burst": once --fault-at of the burst's pods have finished. Two warm-up rounds (warmup-ipam, as ipam-alone, and
+warmup, 20 pods per node; checked, not judged for speed) run first unless --no-warmup: a node's service runs for days,
+its JIT long since done. A node's runtime runs in its service's mount namespace (see Node.runtime_argv).
 
 Checks after every scenario (a failed check is a "problem" in the JSON; `run` exits 1 if any): every pod ended
 (none hung past --hang-seconds); no address given to two pods; every live pod's address in etcd under its own key
@@ -92,6 +93,23 @@ def percentile(values, q):
         return None
     s = sorted(values)
     return s[min(len(s) - 1, max(0, int(round(q / 100 * len(s) + 0.5)) - 1))]
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process (proc(5)), 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def machine_busy_seconds():
+    """CPU time the whole machine spent busy (all cores), from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def hex4(address):
@@ -253,6 +271,16 @@ class Node:
             if self.service.poll() is not None or now() > deadline:
                 raise RuntimeError(f"{self.name}: jcni serve did not start (log {self.dir}/service.log)")
             time.sleep(0.05)
+
+    def runtime_argv(self):
+        """How the node's runtime starts: in the node's network namespace and in its service's mount namespace, as
+        a runtime and a service share the host's on a real node (the one `ip netns exec` made for the service, with
+        the node's /sys). Each `ip netns exec` makes a mount namespace of its own, and a client in another one than
+        the service's costs every call a comparison of both mount tables, a thousand lines here (one per pod
+        namespace of the whole simulated cluster, where a real node has its own pods' only)."""
+        if self.service is not None and self.service.poll() is None:
+            return ["nsenter", f"--mount=/proc/{self.service.pid}/ns/mnt", f"--net=/var/run/netns/{self.ns}"]
+        return ["ip", "netns", "exec", self.ns]
 
     def kill_service(self):
         if self.service is not None and self.service.poll() is None:
@@ -439,14 +467,14 @@ class Sim:
             with open(spec, "w") as f:
                 json.dump({"calls": calls, "parallel": parallel, "hang_s": self.a.hang_seconds + 30,
                            "progress": progress, "out": os.path.join(d, f"{node.name}.results.json")}, f)
-            w = subprocess.Popen(["ip", "netns", "exec", node.ns, sys.executable, os.path.abspath(__file__),
-                                  "worker", spec], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 env={"PATH": PATH})
+            w = subprocess.Popen(node.runtime_argv() + [sys.executable, os.path.abspath(__file__), "worker", spec],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": PATH})
             self.workers.append(w)
             workers[node] = (w, spec)
         for w, _ in workers.values():
             if w.stdout.readline().strip() != b"ready":
                 raise RuntimeError(f"{label}: a node worker did not start")
+        cpu0 = self.cpu()
         start = now()
         for w, _ in workers.values():
             w.stdin.write(b"go\n")
@@ -458,6 +486,7 @@ class Sim:
                 fault.trigger_async(now() - start)
             time.sleep(0.02)
         wall = now() - start
+        cpu1 = self.cpu()
         if not fired:
             fault.trigger_async(wall)
         results = {}
@@ -469,7 +498,16 @@ class Sim:
             elif not node.gone:
                 raise RuntimeError(f"{label}: {node.name}'s worker failed (exit {w.returncode})")
         self.workers = [w for w in self.workers if w.poll() is None]
+        # (A process killed and restarted in between loses what it used: a fault's figures are a lower bound.)
+        results["_cpu"] = {k: round(max(0.0, cpu1[k] - cpu0[k]), 2) for k in cpu0}
         return wall, results, start
+
+    def cpu(self):
+        """CPU seconds so far: the etcd members', the services' and the whole machine's (the rest: the pods' Go
+        processes, plugin clients, ip, the kernel's work for them, and anything else on the machine)."""
+        return {"etcd": sum(cpu_seconds(p.pid) for p in self.etcd.procs if p is not None),
+                "services": sum(cpu_seconds(n.service.pid) for n in self.nodes if n.service is not None),
+                "machine": machine_busy_seconds()}
 
     # ------------------------------------------------------------------------------------------ reading results
 
@@ -506,6 +544,7 @@ class Sim:
         return o
 
     def summarize(self, command, wall, results, start):
+        cpu = results.pop("_cpu", None)
         outs = []
         for node, res in results.items():
             for r in res["calls"]:
@@ -531,7 +570,7 @@ class Sim:
                 "wall_s": round(wall, 3), "per_s": round(len(ok) / wall, 1) if wall > 0 else None,
                 "pod_ms_p50": percentile(pod_ms, 50), "pod_ms_p99": percentile(pod_ms, 99),
                 "alloc_ms_p50": percentile(alloc, 50), "alloc_ms_p99": percentile(alloc, 99),
-                "alloc_ms_max": max(alloc) if alloc else None, "modes": modes,
+                "alloc_ms_max": max(alloc) if alloc else None, "modes": modes, "cpu_s": cpu,
                 "hung": [o["id"] for o in outs if o["hung"]],
                 "failures": [{k: o.get(k) for k in ("id", "node", "code", "msg", "error", "ms", "start_s")}
                              for o in failed][:50],
@@ -586,6 +625,9 @@ class Sim:
 
     def run(self, scenarios):
         if not self.a.no_warmup:
+            # A node's service runs for days: its JIT has long compiled the paths measured here. A round of each
+            # (not judged for speed; the checks apply) before the measured ones.
+            self.ipam_alone("warmup-ipam")
             self.pods_scenario("warmup", None, pods=min(self.a.pods, 20))
         for s in scenarios:
             if s == "ipam-alone":
@@ -603,8 +645,7 @@ class Sim:
             elif s == "service-kill":
                 self.pods_scenario(s, ServiceKill(self, self.nodes[0], self.a.down_seconds))
 
-    def ipam_alone(self):
-        name = "ipam-alone"
+    def ipam_alone(self, name="ipam-alone"):
         d, confs, prefix = self.write_confs(name, 3600)
         problems = Problems()
         log(f"{name}: {len(self.nodes)} nodes x {self.a.pods} cluster-ipam ADDs, {self.a.ipam_parallel} at a time"

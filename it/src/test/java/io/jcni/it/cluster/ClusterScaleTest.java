@@ -113,7 +113,7 @@ class ClusterScaleTest {
             for (String code : iterable(add.path("codes").fieldNames())) {
                 assertThat(code).as("%s: failure codes %s", name, add.path("codes")).isEqualTo("11");
             }
-            if (List.of("warmup", "ipam-alone", "baseline").contains(name)) {
+            if (List.of("warmup-ipam", "warmup", "ipam-alone", "baseline").contains(name)) {
                 assertThat(add.path("ok").asInt()).as("%s: ADDs without a fault all succeed", name)
                         .isEqualTo(expected);
             }
@@ -123,7 +123,7 @@ class ClusterScaleTest {
                         .isEqualTo(retry.path("calls").asInt());
             }
         }
-        assertThat(names).containsExactly("warmup", "ipam-alone", "baseline", "leader-kill", "member-stop",
+        assertThat(names).containsExactly("warmup-ipam", "warmup", "ipam-alone", "baseline", "leader-kill", "member-stop",
                 "node-cut", "service-kill", "node-gone");
         JsonNode cut = scenario(r, "node-cut");
         assertThat(cut.path("add").path("codes").path("11").asInt()).as("the cut node's ADDs failed with 11")

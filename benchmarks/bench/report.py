@@ -641,9 +641,11 @@ def cluster_section(cluster):
     for s in cluster["scenarios"]:
         add, dele, retry = s["add"], s["del"], s.get("retry")
         codes = ", ".join(f"{c or 'none'}: {k}" for c, k in sorted(add["codes"].items())) or "–"
+        cpu = add.get("cpu_s") or {}
+        cpu_text = (f"{cpu['services']:.1f} / {cpu['etcd']:.1f} / {cpu['machine']:.1f}" if cpu else "–")
         rows.append([s["name"], f"{add['ok']}/{add['calls']}", codes, f"{add['wall_s']:.2f}", add["per_s"],
                      f"{ms(add['alloc_ms_p50'])} / {ms(add['alloc_ms_p99'])}",
-                     f"{ms(add['pod_ms_p50'])} / {ms(add['pod_ms_p99'])}",
+                     f"{ms(add['pod_ms_p50'])} / {ms(add['pod_ms_p99'])}", cpu_text,
                      "–" if not retry else f"{retry['ok']}/{retry['calls']}",
                      f"{dele['ok']}/{dele['calls']} in {dele['wall_s']:.2f} s",
                      "passed" if not s["problems"] else "**FAILED**: " + "; ".join(s["problems"])[:300]])
@@ -658,13 +660,16 @@ def cluster_section(cluster):
            "alloc: bridge's `ipam` phase (cluster-ipam's handler alone), from the plugins' `JCNI_DEBUG=1` lines; pod: "
            "a libcni process from spawn to exit. Failed pods are ADDed again once the fault healed (retry), then "
            "every pod is DELeted. The checks: no address twice, every live pod's address in etcd under its own key, "
-           "every failure a CNI error with code 11, nothing left after the DELs, the lost node's keys reclaimed.", "",
+           "every failure a CNI error with code 11, nothing left after the DELs, the lost node's keys reclaimed. CPU: "
+           "seconds of CPU during the ADD burst used by the nodes' services, the etcd members and the whole machine "
+           "(busy time of all cores: the rest is the pods' libcni processes, the plugin clients, the kernel, and "
+           "whatever else ran on the machine); the warm-up rows warm the services' JIT and are not judged.", "",
            table(["scenario", "ADD ok", "failures (code: n)", "wall s", "pods/s", "alloc p50 / p99 ms",
-                  "pod p50 / p99 ms", "retry ok", "DEL", "checks"], rows), ""]
+                  "pod p50 / p99 ms", "CPU s services / etcd / machine", "retry ok", "DEL", "checks"], rows), ""]
     for s in cluster["scenarios"]:
         f = s.get("fault")
         if f:
-            details = ", ".join(f"{k} {v}" for k, v in f.items() if k != "what")
+            details = ", ".join(f"{k} {v}" for k, v in f.items() if k not in ("what", "probe_messages"))
             out.append(f"- {s['name']}: {f['what']} ({details})")
     by = {s["name"]: s for s in cluster["scenarios"]}
     if full:

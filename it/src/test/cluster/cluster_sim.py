@@ -498,15 +498,19 @@ class Sim:
             elif not node.gone:
                 raise RuntimeError(f"{label}: {node.name}'s worker failed (exit {w.returncode})")
         self.workers = [w for w in self.workers if w.poll() is None]
-        # (A process killed and restarted in between loses what it used: a fault's figures are a lower bound.)
-        results["_cpu"] = {k: round(max(0.0, cpu1[k] - cpu0[k]), 2) for k in cpu0}
+        # Per process: one started in between counts from zero; one killed in between loses what it used since the
+        # start (the fault scenarios' figures are lower bounds).
+        results["_cpu"] = {"machine": round(cpu1["machine"] - cpu0["machine"], 2)}
+        for k in ("etcd", "services"):
+            results["_cpu"][k] = round(sum(v - cpu0[k].get(pid, 0.0) for pid, v in cpu1[k].items()), 2)
         return wall, results, start
 
     def cpu(self):
         """CPU seconds so far: the etcd members', the services' and the whole machine's (the rest: the pods' Go
         processes, plugin clients, ip, the kernel's work for them, and anything else on the machine)."""
-        return {"etcd": sum(cpu_seconds(p.pid) for p in self.etcd.procs if p is not None),
-                "services": sum(cpu_seconds(n.service.pid) for n in self.nodes if n.service is not None),
+        return {"etcd": {p.pid: cpu_seconds(p.pid) for p in self.etcd.procs if p is not None and p.poll() is None},
+                "services": {n.service.pid: cpu_seconds(n.service.pid) for n in self.nodes
+                             if n.service is not None and n.service.poll() is None},
                 "machine": machine_busy_seconds()}
 
     # ------------------------------------------------------------------------------------------ reading results

@@ -9,9 +9,9 @@ ClusterScaleTest (a CI size) and benchmarks/compare.sh's cluster-scale suite (th
 
 The world it builds (needs root; everything is named after TAG and removed on exit, also on failure or a signal):
 - <TAG>-etcd, a network namespace holding a bridge (br0, 10.250.0.1/24) and the three etcd members (Debian's
-  etcd-server, data on /dev/shm/<TAG>-etcd or --etcd-data, fsync on, clients on 10.250.0.1:23790-23792, peers on that namespace's loopback).
-  This script itself switches into that namespace (setns) once it has made the others, so that it reads etcd the way
-  the nodes do, over its gateway, without cluster-ipam's client (urllib).
+  etcd-server, data on /dev/shm/<TAG>-etcd or --etcd-data, fsync on, clients on 10.250.0.1:23790-23792, peers on
+  that namespace's loopback). This script itself switches into that namespace (setns) once it has made the others,
+  so that it reads etcd the way the nodes do, over its gateway, without cluster-ipam's client (urllib).
 - <TAG>-n<i>, one namespace per node, its eth0 a veth to br0 (10.250.0.<10+i>): the node's `jcni serve` runs there
   on a socket of its own with JCNI_NODE_NAME=node-<i>, and so does the node's runtime (a worker process that starts
   one Go libcni process, libcni-driver, per pod). A node is cut off from etcd by an nftables table in its namespace
@@ -19,7 +19,7 @@ The world it builds (needs root; everything is named after TAG and removed on ex
 - <TAG>-n<i>-p<j>, one namespace per pod, reused by every scenario (each scenario has an etcd prefix of its own, so
   its checks see only its own keys; the pods' bridge, cni-scale, stays on each node between scenarios).
 
-Scenarios (--scenarios, comma-separated; `all` is every one but warmup, in this order):
+Scenarios (--scenarios, comma-separated; `all` is every one, in this order):
   ipam-alone    cluster-ipam ADDs without bridge, P per node, K at a time per node (--ipam-parallel), then DELs
   baseline      bridge + cluster-ipam pods, P per node at once on all nodes; then the DEL of all
   leader-kill   as baseline, the etcd leader SIGKILLed mid-burst (restarted once the burst is over)

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster_sim.py} (the same program benchmarks/compare.sh's {@code cluster-scale} suite runs at full size) with a
  * real 3-member etcd in a namespace of its own, 3 nodes, each a namespace with its own {@code jcni serve} and node
  * name reaching etcd over a veth, and 100 pods per node started at once on every node, each by a Go libcni process
- * (bridge + cluster-ipam on one shared /20). Scenarios: cluster-ipam alone; the pods without a fault; with the etcd
- * leader SIGKILLed mid-burst; with the leader SIGSTOPped for 10 s; with one node cut off from etcd (nftables in its
- * namespace); with one node's service SIGKILLed and restarted; with one node gone for good (its lease expires and
- * another node's GC reclaims its addresses and blocks).
+ * (bridge + cluster-ipam on one shared /20). Scenarios, after a warm-up round of each path: cluster-ipam alone; the
+ * pods without a fault; with the etcd leader SIGKILLed mid-burst; with the leader SIGSTOPped for 10 s; with one node
+ * cut off from etcd (nftables in its namespace); with one node's service SIGKILLed and restarted; with one node gone
+ * for good (its lease expires and another node's GC reclaims its addresses and blocks).
  *
  * <p>The program checks after every scenario (and this test asserts that it found nothing): every pod ended, no
  * address given twice, every live pod's address in etcd under its own key, every failure a CNI error with code 11
@@ -123,8 +123,8 @@ class ClusterScaleTest {
                         .isEqualTo(retry.path("calls").asInt());
             }
         }
-        assertThat(names).containsExactly("warmup-ipam", "warmup", "ipam-alone", "baseline", "leader-kill", "member-stop",
-                "node-cut", "service-kill", "node-gone");
+        assertThat(names).containsExactly("warmup-ipam", "warmup", "ipam-alone", "baseline", "leader-kill",
+                "member-stop", "node-cut", "service-kill", "node-gone");
         JsonNode cut = scenario(r, "node-cut");
         assertThat(cut.path("add").path("codes").path("11").asInt()).as("the cut node's ADDs failed with 11")
                 .isPositive();

@@ -186,15 +186,21 @@ class Etcd:
                     raise RuntimeError(f"etcd did not become healthy (logs in {self.work})")
                 time.sleep(0.1)
 
-    def leader(self):
-        for i in self.up():
-            try:
-                status = self.post(i, "/v3/maintenance/status", {})
-                if status.get("leader") and status["leader"] == status["header"]["member_id"]:
-                    return i
-            except (OSError, ValueError, KeyError):
-                continue
-        raise RuntimeError("no etcd member says it is the leader")
+    def leader(self, seconds=15):
+        """The member that says it leads (asked again for a while: an election may be under way, or the machine so
+        busy that a status request times out)."""
+        deadline = now() + seconds
+        while True:
+            for i in self.up():
+                try:
+                    status = self.post(i, "/v3/maintenance/status", {})
+                    if status.get("leader") and status["leader"] == status["header"]["member_id"]:
+                        return i
+                except (OSError, ValueError, KeyError):
+                    continue
+            if now() > deadline:
+                raise RuntimeError(f"no etcd member said it is the leader within {seconds} s")
+            time.sleep(0.1)
 
     def range(self, prefix):
         """{key: value} of every key under prefix, read (linearizable) from a member that answers."""

@@ -24,7 +24,12 @@
 #    call (cold, issue 25); pods started at once, 10, 40 and 100, each a Go libcni process, on a network of bridge ->
 #    portmap -> firewall -> tuning (burst, issue 25); the service's bridge ADD/DEL with metrics on and off
 #    (metrics, issue 28: bench/metrics_cost.py, two services of this dist side by side, one scraped every second,
-#    rounds alternating which goes first; its own namespaces, named with this run's tag). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
+#    rounds alternating which goes first; its own namespaces, named with this run's tag); cluster IPAM at cluster
+#    scale (cluster-scale, issue 29: it/src/test/cluster/cluster_sim.py, the it module's ClusterScaleTest at full size:
+#    a 3-member etcd, --cluster-nodes nodes each with its own `jcni serve`, --cluster-pods pods per node started at
+#    once by Go libcni processes, bridge + cluster-ipam on one /20, then the same under faults: the etcd leader
+#    killed, the leader stopped for 10 s, a node cut off from etcd, a node's service killed, a node gone for good;
+#    its own namespaces, named with this run's tag). Peak RSS and CPU time of each exec from wait4. The service logs every call it runs, and each
 #    suite's count must match its svc side's execs (a client that finds no service would run its JVM launcher
 #    silently).
 # 4. --jmh: the JMH suite, briefly, and netlink-ffm's first-handle start-up, in the same host namespace; folded into
@@ -40,8 +45,11 @@
 #   --n N            measured rounds per exec measurement (default 40); --n-full N: at 90 % of a /16 (default 10)
 #   --warmup N       warm-up rounds, discarded (default 3)
 #   --suites LIST    comma-separated subset of: service,version,host-local,host-local-90,bridge,chain,netfilter,
-#                    bandwidth,runtime,cluster-ipam,containerd,cold,burst,metrics (the default) and the extras ptp,
-#                    bridge-static
+#                    bandwidth,runtime,cluster-ipam,containerd,cold,burst,metrics,cluster-scale (the default) and the
+#                    extras ptp, bridge-static
+#   --cluster-nodes N, --cluster-pods N  cluster-scale suite: simulated nodes and pods per node (default 10 and
+#                    100; --quick 3 and 20); --cluster-scenarios LIST: its scenarios (default all: ipam-alone,
+#                    baseline,leader-kill,member-stop,node-cut,service-kill,node-gone; cluster_sim.py --help)
 #   --metrics-n N    metrics suite: measured ADD/DEL pairs per side (default 300; --quick 30), after a tenth of that
 #                    (at least 1) as warm-up
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
@@ -64,9 +72,10 @@ gobin=$root/benchmarks/target/go-bin
 jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
-cold_calls='' cold_rounds='' burst_sizes='' burst_rounds='' metrics_n=''
+cold_calls='' cold_rounds='' burst_sizes='' burst_rounds='' metrics_n='' cluster_nodes='' cluster_pods=''
+cluster_scenarios=all
 suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam,containerd,cold,burst
-suites+=,metrics
+suites+=,metrics,cluster-scale
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
 say() { echo "compare.sh: $*" >&2; }
@@ -84,6 +93,9 @@ while [ $# -gt 0 ]; do
     --burst-sizes) burst_sizes=${2:?--burst-sizes needs a value}; shift ;;
     --burst-rounds) burst_rounds=${2:?--burst-rounds needs a value}; shift ;;
     --metrics-n) metrics_n=${2:?--metrics-n needs a value}; shift ;;
+    --cluster-nodes) cluster_nodes=${2:?--cluster-nodes needs a value}; shift ;;
+    --cluster-pods) cluster_pods=${2:?--cluster-pods needs a value}; shift ;;
+    --cluster-scenarios) cluster_scenarios=${2:?--cluster-scenarios needs a value}; shift ;;
     --jmh-opts) jmh_opts=${2:?--jmh-opts needs a value}; shift ;;
     --no-setup) setup=false ;;
     --no-build) build=false ;;
@@ -96,21 +108,27 @@ done
 if $quick; then
   n=${n:-5} n_full=${n_full:-2} warmup=${warmup:-1} service_calls=${service_calls:-200}
   cold_calls=${cold_calls:-20} cold_rounds=${cold_rounds:-1} burst_sizes=${burst_sizes:-10} burst_rounds=${burst_rounds:-1}
-  metrics_n=${metrics_n:-30}
+  metrics_n=${metrics_n:-30} cluster_nodes=${cluster_nodes:-3} cluster_pods=${cluster_pods:-20}
   jmh_opts=${jmh_opts:--f 1 -wi 1 -i 1 -w 500ms -r 500ms}
   block=10 factor=4
 else
   n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3} service_calls=${service_calls:-10000}
   cold_calls=${cold_calls:-100} cold_rounds=${cold_rounds:-3} burst_sizes=${burst_sizes:-10,40,100}
-  burst_rounds=${burst_rounds:-3} metrics_n=${metrics_n:-300}
+  burst_rounds=${burst_rounds:-3} metrics_n=${metrics_n:-300} cluster_nodes=${cluster_nodes:-10}
+  cluster_pods=${cluster_pods:-100}
   jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}
   block=20 factor=5
 fi
-# The metrics suite is not measure.py's: it makes namespaces of its own, which must be made from this mount namespace
-# (one made inside `ip netns exec` would be mounted there only), so this script runs it beside measure.py.
-metrics=false measure_suites=''
+# The metrics and cluster-scale suites are not measure.py's: they make namespaces of their own, which must be made
+# from this mount namespace (one made inside `ip netns exec` would be mounted there only), so this script runs them
+# beside measure.py.
+metrics=false cluster=false measure_suites=''
 for s in ${suites//,/ }; do
-  if [ "$s" = metrics ]; then metrics=true; else measure_suites+=${measure_suites:+,}$s; fi
+  case $s in
+    metrics) metrics=true ;;
+    cluster-scale) cluster=true ;;
+    *) measure_suites+=${measure_suites:+,}$s ;;
+  esac
 done
 . "$root/scripts/as-root.sh"
 as_root "it creates network namespaces" "$root/benchmarks/compare.sh" "${args[@]}"
@@ -139,7 +157,10 @@ done
 [ -f "$jar" ] || die "missing $jar (run without --no-build)"
 command -v hyperfine >/dev/null || die "hyperfine is not installed (run without --no-setup)"
 case ,$suites, in
-  *,cluster-ipam,*) command -v etcd >/dev/null || die "etcd is not installed (run without --no-setup)" ;;
+  *,cluster-ipam,*|*,cluster-scale,*) command -v etcd >/dev/null || die "etcd is not installed (run without --no-setup)" ;;
+esac
+case ,$suites, in
+  *,cluster-scale,*) command -v nft >/dev/null || die "nft is not installed (run without --no-setup)" ;;
 esac
 case ,$suites, in
   *,containerd,*)
@@ -267,7 +288,7 @@ done
 
 mkdir -p "$out"
 rm -f "$out/report.md" "$out/exec-latency.svg" "$out/results.json" "$out/jmh.json" "$out/first-handle.txt" \
-  "$out/metrics.json"
+  "$out/metrics.json" "$out/cluster-scale.json"
 # The client's peak RSS is read by a small static program (see its comment for why not Python's own wait4).
 gcc -std=c11 -Wall -Wextra -Werror -O2 -static -o "$work/rss-probe" "$bench/rss-probe.c" ||
   die "cannot build rss-probe (gcc and libc6-dev: scripts/setup)"
@@ -281,7 +302,7 @@ if [ -n "$measure_suites" ]; then
     --containerd-support "$root/it/src/test/containerd" --cold-calls "$cold_calls" --cold-rounds "$cold_rounds" \
     --burst-sizes "$burst_sizes" --burst-rounds "$burst_rounds"
 else
-  # Only the metrics suite: the report's other sections have nothing to show.
+  # Only the metrics and cluster-scale suites: the report's other sections have nothing to show.
   printf '{"n": %d, "n_full": %d, "warmup": %d, "suites": {}}\n' "$n" "$n_full" "$warmup" >"$work/results.json"
 fi
 cp "$work/results.json" "$out/results.json"
@@ -295,6 +316,23 @@ if $metrics; then
     --json "$work/metrics.json" >&2 || die "the metrics suite failed (bench/metrics_cost.py, output above)"
   cp "$work/metrics.json" "$out/metrics.json"
   metrics_args=(--metrics "$out/metrics.json")
+fi
+
+cluster_args=()
+if $cluster; then
+  say "cluster-scale suite: $cluster_nodes nodes x $cluster_pods pods, scenarios $cluster_scenarios" \
+      "(it/src/test/cluster/cluster_sim.py)"
+  # Exit 1: it ran, and a check found something (in the JSON, and in the report); anything else: it could not run.
+  cluster_rc=0
+  python3 "$root/it/src/test/cluster/cluster_sim.py" run --dist "$root/dist" --driver "$gobin/libcni-driver" \
+    --tag "$tag-cs" --work "$work/cluster-scale" --etcd-data "$work/cluster-scale-etcd" \
+    --json "$work/cluster-scale.json" --nodes "$cluster_nodes" --pods "$cluster_pods" \
+    --scenarios "$cluster_scenarios" >&2 || cluster_rc=$?
+  [ $cluster_rc -le 1 ] && [ -f "$work/cluster-scale.json" ] ||
+    die "the cluster-scale suite could not run (cluster_sim.py exit $cluster_rc, output above)"
+  [ $cluster_rc -eq 0 ] || say "cluster-scale: CHECKS FAILED (listed above and in the report)"
+  cp "$work/cluster-scale.json" "$out/cluster-scale.json"
+  cluster_args=(--cluster-scale "$out/cluster-scale.json")
 fi
 
 jmh_args=()
@@ -336,6 +374,6 @@ case $check in
   *) host="CHANGED: forwarding sysctls, CNI state or names this script uses (see compare.sh's output)" ;;
 esac
 python3 "$bench/report.py" --results "$out/results.json" --start "$work/start.json" --end "$work/end.json" \
-  "${jmh_args[@]}" "${metrics_args[@]}" --options="${args[*]}" --host-check="$host" --out "$out"
+  "${jmh_args[@]}" "${metrics_args[@]}" "${cluster_args[@]}" --options="${args[*]}" --host-check="$host" --out "$out"
 [ $check -ne 2 ] || die "the host changed (above); the report says so"
 say "report: $out/report.md$([ -f "$out/exec-latency.svg" ] && echo ' (chart: exec-latency.svg)')"

@@ -627,6 +627,73 @@ def metrics_section(metrics):
     return out
 
 
+# Issue 29's targets at full size (10 nodes x 100): IPAM alone, and pods (bridge + cluster-ipam) through the services.
+CLUSTER_TARGETS = {"ipam-alone": 3.0, "pods": 15.0, "alloc_p99_ms": 50.0}
+
+
+def cluster_section(cluster):
+    """The simulated cluster (issue 29; it/src/test/cluster/cluster_sim.py, compare.sh's cluster-scale suite): every
+    scenario's ADD burst, failures, retry, DEL and the checks' verdict, with issue 29's targets where they apply."""
+    n, p = cluster["nodes"], cluster["pods"]
+    full = n * p == 1000
+    ms = lambda v: "–" if v is None else f"{v:.1f}"
+    rows = []
+    for s in cluster["scenarios"]:
+        add, dele, retry = s["add"], s["del"], s.get("retry")
+        codes = ", ".join(f"{c or 'none'}: {k}" for c, k in sorted(add["codes"].items())) or "–"
+        cpu = add.get("cpu_s") or {}
+        cpu_text = (f"{cpu['services']:.1f} / {cpu['etcd']:.1f} / {cpu['machine']:.1f}" if cpu else "–")
+        rows.append([s["name"], f"{add['ok']}/{add['calls']}", codes, f"{add['wall_s']:.2f}", add["per_s"],
+                     f"{ms(add['alloc_ms_p50'])} / {ms(add['alloc_ms_p99'])}",
+                     f"{ms(add['pod_ms_p50'])} / {ms(add['pod_ms_p99'])}", cpu_text,
+                     "–" if not retry else f"{retry['ok']}/{retry['calls']}",
+                     f"{dele['ok']}/{dele['calls']} in {dele['wall_s']:.2f} s",
+                     "passed" if not s["problems"] else "**FAILED**: " + "; ".join(s["problems"])[:300]])
+    out = ["", "## Cluster IPAM at scale (issue 29)", "",
+           f"A simulated cluster (`it/src/test/cluster/cluster_sim.py`, the same program as the it module's "
+           f"ClusterScaleTest): a 3-member etcd in a namespace of its own; {n} nodes, each a namespace with its own "
+           f"`jcni serve` and node name, reaching etcd over a veth; {p} pods per node started at once on every node, "
+           f"each by a Go libcni process (`libcni-driver add`), bridge + cluster-ipam on one shared {cluster['subnet']} "
+           f"(blocks /{cluster['block_size']}, dialTimeoutSeconds {cluster['dial_timeout_s']}, requestTimeoutSeconds "
+           f"{cluster['request_timeout_s']}). `ipam-alone` is cluster-ipam's client exec'd without bridge, "
+           f"{cluster['ipam_parallel']} at a time per node. Wall: the first spawn to the last exit, all nodes; "
+           "alloc: bridge's `ipam` phase (cluster-ipam's handler alone), from the plugins' `JCNI_DEBUG=1` lines; pod: "
+           "a libcni process from spawn to exit. Failed pods are ADDed again once the fault healed (retry), then "
+           "every pod is DELeted. The checks: no address twice, every live pod's address in etcd under its own key, "
+           "every failure a CNI error with code 11, nothing left after the DELs, the lost node's keys reclaimed. CPU: "
+           "seconds of CPU during the ADD burst used by the nodes' services, the etcd members and the whole machine "
+           "(busy time of all cores: the rest is the pods' libcni processes, the plugin clients, the kernel, and "
+           "whatever else ran on the machine); the warm-up rows warm the services' JIT and are not judged.", "",
+           table(["scenario", "ADD ok", "failures (code: n)", "wall s", "pods/s", "alloc p50 / p99 ms",
+                  "pod p50 / p99 ms", "CPU s services / etcd / machine", "retry ok", "DEL", "checks"], rows), ""]
+    for s in cluster["scenarios"]:
+        f = s.get("fault")
+        if f:
+            details = ", ".join(f"{k} {v}" for k, v in f.items() if k not in ("what", "probe_messages"))
+            out.append(f"- {s['name']}: {f['what']} ({details})")
+    by = {s["name"]: s for s in cluster["scenarios"]}
+    if full:
+        t = []
+        if "ipam-alone" in by:
+            a = by["ipam-alone"]["add"]
+            t.append(["1,000 allocations, IPAM alone", f"{a['wall_s']:.2f} s", f"≤ {CLUSTER_TARGETS['ipam-alone']} s",
+                      "**met**" if a["wall_s"] <= CLUSTER_TARGETS["ipam-alone"] else "**not met**"])
+        if "baseline" in by:
+            a = by["baseline"]["add"]
+            t.append(["1,000 pods, bridge + cluster-ipam", f"{a['wall_s']:.2f} s", f"≤ {CLUSTER_TARGETS['pods']} s",
+                      "**met**" if a["wall_s"] <= CLUSTER_TARGETS["pods"] else "**not met**"])
+            p99 = a["alloc_ms_p99"]
+            t.append(["per-allocation p99", f"{ms(p99)} ms", f"≤ {CLUSTER_TARGETS['alloc_p99_ms']} ms",
+                      "**met**" if p99 is not None and p99 <= CLUSTER_TARGETS["alloc_p99_ms"] else "**not met**"])
+            t.append(["failures, duplicates without faults", f"{a['failed']}, {len(by['baseline']['etcd']['duplicates'])}",
+                      "0, 0", "**met**" if a["failed"] == 0 and not by["baseline"]["etcd"]["duplicates"]
+                      else "**not met**"])
+        out += ["", table(["issue 29 target", "measured", "target", "met"], t)]
+    out += ["", f"Whole run {cluster['seconds']} s; cleanup {'complete' if cluster.get('cleanup_complete') else 'INCOMPLETE'}"
+            + (f"; the run failed: {cluster['error']}" if cluster.get("error") else "") + "."]
+    return out
+
+
 def hyperfine_section(results):
     hf = results["suites"].get("version", {}).get("hyperfine")
     if not hf:
@@ -864,6 +931,7 @@ def main():
     p.add_argument("--jmh-options", default="")
     p.add_argument("--first-handle", help="FirstHandleStartup's output")
     p.add_argument("--metrics", help="the metrics suite's figures (bench/metrics_cost.py --json)")
+    p.add_argument("--cluster-scale", help="the cluster-scale suite's results (it/src/test/cluster/cluster_sim.py)")
     p.add_argument("--options", default="", help="the compare.sh command line, shown in the report")
     p.add_argument("--host-check", default="not checked",
                    help="compare.sh's verdict on the real host's links, addresses, routes, namespaces, sysctls")
@@ -879,6 +947,10 @@ def main():
     if a.metrics:
         with open(a.metrics) as f:
             metrics = json.load(f)
+    cluster = None
+    if a.cluster_scale:
+        with open(a.cluster_scale) as f:
+            cluster = json.load(f)
     jmh = None
     if a.jmh:
         with open(a.jmh) as f:
@@ -891,7 +963,7 @@ def main():
     la = lambda x: " / ".join(f"{l:.2f}" for l in x["loadavg"])
     out = ["# jcni vs the Go reference: performance report", "",
            f"Generated by `benchmarks/compare.sh{' ' + a.options if a.options else ''}` from the measurements of one "
-           "run; nothing in this file is typed by hand. Raw samples: `results.json` (and `jmh.json`, `metrics.json`) beside it.", "",
+           "run; nothing in this file is typed by hand. Raw samples: `results.json` (and `jmh.json`, `metrics.json`, `cluster-scale.json`) beside it.", "",
            "## Machine and versions", "",
            table(["", ""], [
                ["CPU", f"{m['cpu']}, {m['cores']} cores"], ["memory", f"{m['memory_gib']} GiB"],
@@ -930,6 +1002,8 @@ def main():
         out += exec_section(results, rows)
     if metrics is not None:
         out += metrics_section(metrics)
+    if cluster is not None:
+        out += cluster_section(cluster)
     out += service_section(results)
     out += cold_section(results)
     out += burst_section(results)
@@ -950,6 +1024,8 @@ def main():
         print(exec_section(results, rows)[4])
     if metrics is not None:
         print(metrics_section(metrics)[4])
+    if cluster is not None:
+        print(cluster_section(cluster)[4])
 
 
 if __name__ == "__main__":

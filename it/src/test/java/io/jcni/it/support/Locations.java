@@ -72,6 +72,15 @@ public final class Locations {
         return Path.of(System.getProperty("jcni.it.containerdSupport", "src/test/containerd")).toAbsolutePath();
     }
 
+    /**
+     * The simulated cluster of {@code src/test/cluster} ({@code cluster_sim.py}: etcd, nodes with their services, pods
+     * started by Go libcni, faults), which benchmarks/compare.sh's cluster-scale suite runs too; property
+     * {@code jcni.it.clusterSupport}.
+     */
+    public static Path clusterSupport() {
+        return Path.of(System.getProperty("jcni.it.clusterSupport", "src/test/cluster")).toAbsolutePath();
+    }
+
     /** Debian's containerd ({@code containerd} package), whose binary also carries the CRI API's descriptors. */
     public static Path containerd() {
         return Path.of(System.getProperty("jcni.it.containerd", "/usr/bin/containerd"));

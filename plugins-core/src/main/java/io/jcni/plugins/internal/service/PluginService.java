@@ -5,6 +5,7 @@ import io.jcni.netlink.NetNs;
 import io.jcni.netlink.sys.PeerCredentials;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
+import io.jcni.plugins.internal.pkg.ns.HostNftables;
 import io.jcni.spec.CniError;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -130,6 +131,8 @@ final class PluginService implements AutoCloseable {
     private final AttachmentLocks attachments = new AttachmentLocks();
     private final NetworkGates networks = new NetworkGates();
     private final MemoryAdmission memory = MemoryAdmission.forHeap();
+    /** The nf_tables sockets of the service's own namespace, lent to the calls that run there (see HostNftables). */
+    private final HostNftables.Keeper nftSockets;
     /** The calls in flight, for the watchdog. */
     private final Set<CallWatch> watched = ConcurrentHashMap.newKeySet();
     /** Call threads added beyond maxCalls for calls that hang or wait. Monitor: {@link #calls}' resizing, this set. */
@@ -159,6 +162,7 @@ final class PluginService implements AutoCloseable {
         try (NetNs own = NetNs.current()) {
             this.home = own.id();
         }
+        this.nftSockets = new HostNftables.Keeper(Math.max(16, settings.maxCalls()));
         this.calls = new ThreadPoolExecutor(settings.maxCalls(), settings.maxCalls(), 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<Runnable>(Math.max(1, settings.queue())), new CallThreads());
         calls.allowCoreThreadTimeOut(true);
@@ -279,6 +283,11 @@ final class PluginService implements AutoCloseable {
         return memory;
     }
 
+    /** The nf_tables sockets kept for calls that run in the service's own namespace. */
+    HostNftables.Keeper nftSockets() {
+        return nftSockets;
+    }
+
     /** Watches a call from now until {@link #unwatch}: cancelled when its client leaves or its time is up. */
     CallWatch watch(UnixSocket conn, String what) {
         CallWatch w = new CallWatch(conn, what, System.nanoTime() + settings.callTimeout().toNanos());
@@ -390,6 +399,7 @@ final class PluginService implements AutoCloseable {
             }
         }
         listener.close();
+        nftSockets.close();
         log.info("stopped: " + stats);
     }
 

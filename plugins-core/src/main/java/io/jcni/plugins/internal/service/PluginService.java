@@ -135,6 +135,8 @@ final class PluginService implements AutoCloseable {
     private final HostNftables.Keeper nftSockets;
     /** The calls in flight, for the watchdog. */
     private final Set<CallWatch> watched = ConcurrentHashMap.newKeySet();
+    /** Connections handed to the call threads whose {@link ServiceCall} has not ended: queued, waiting or running. */
+    private final AtomicInteger clientCalls = new AtomicInteger();
     /** Call threads added beyond maxCalls for calls that hang or wait. Monitor: {@link #calls}' resizing, this set. */
     private int extraThreads;
     private final Object resizing = new Object();
@@ -255,6 +257,19 @@ final class PluginService implements AutoCloseable {
     /** Calls read and admitted that have not ended: running, or waiting for their attachment or network. */
     int watchedCalls() {
         return watched.size();
+    }
+
+    /**
+     * Clients' connections in the service, from their hand-over to a call thread to the end of their call (queued,
+     * waiting or running): the warm-up ({@link WarmUp}) runs its own calls only while there are none.
+     */
+    int clientCallsInService() {
+        return clientCalls.get();
+    }
+
+    /** A {@link ServiceCall} handed over by the acceptor has ended. */
+    void clientCallEnded() {
+        clientCalls.decrementAndGet();
     }
 
     /** Connections waiting for a call thread. */
@@ -451,14 +466,21 @@ final class PluginService implements AutoCloseable {
                         + peer.uid(), "it serves uids " + settings.allowedUids() + " (jcni serve --allow-uid)"));
                 return;
             }
+            clientCalls.incrementAndGet();
+            boolean handed = false;
             try {
                 calls.execute(new ServiceCall(PluginService.this, conn, peer));
+                handed = true;
             } catch (RejectedExecutionException e) {
                 stats.busy.increment();
                 log.refusal("busy: refused a call from " + peer + " (" + settings.maxCalls() + " running, "
                         + settings.queue() + " waiting)");
                 refuse(conn, Protocol.error(CniError.TRY_AGAIN_LATER, "the jcni plugin service is busy",
                         settings.maxCalls() + " calls running and " + settings.queue() + " waiting; try again later"));
+            } finally {
+                if (!handed) {
+                    clientCalls.decrementAndGet(); // no ServiceCall will end for it
+                }
             }
         }
 

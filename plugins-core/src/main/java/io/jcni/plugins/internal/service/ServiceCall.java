@@ -84,6 +84,7 @@ final class ServiceCall implements Runnable {
                 request.close();
             }
             conn.close();
+            service.clientCallEnded();
         }
     }
 

@@ -59,7 +59,7 @@ public final class ServiceMain {
               --warm-up ROUNDS after it starts serving, run ROUNDS rounds of a node's own calls (bridge +
                                host-local ADD/DEL, a pod's bridge -> portmap -> firewall -> tuning ADD/DEL) in
                                private network namespaces and a private temporary directory, so that clients'
-                               first calls find the code loaded and compiled (default 100; 0: none). It waits
+                               first calls find the code loaded and compiled (default 30; 0: none). It waits
                                whenever clients' calls are in the service, and leaves nothing behind.
               --help           this text
 

@@ -42,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WarmUp implements Runnable {
     /** Rounds when {@code --warm-up} is not given. */
-    static final int DEFAULT_ROUNDS = 100;
+    static final int DEFAULT_ROUNDS = 30;
     /** How often a warm-up waiting for the clients' calls to end looks again. */
     private static final long IDLE_POLL_NANOS = 2_000_000;
     private static final String NETWORK = "jcni-warm-up";

@@ -137,6 +137,8 @@ final class PluginService implements AutoCloseable {
     private final Set<CallWatch> watched = ConcurrentHashMap.newKeySet();
     /** Connections handed to the call threads whose {@link ServiceCall} has not ended: queued, waiting or running. */
     private final AtomicInteger clientCalls = new AtomicInteger();
+    /** {@link System#nanoTime()} when the last client's call ended (the service's start before the first). */
+    private volatile long lastClientCallEnded = System.nanoTime();
     /** Call threads added beyond maxCalls for calls that hang or wait. Monitor: {@link #calls}' resizing, this set. */
     private int extraThreads;
     private final Object resizing = new Object();
@@ -269,7 +271,16 @@ final class PluginService implements AutoCloseable {
 
     /** A {@link ServiceCall} handed over by the acceptor has ended. */
     void clientCallEnded() {
+        lastClientCallEnded = System.nanoTime();
         clientCalls.decrementAndGet();
+    }
+
+    /** Nanoseconds since the last client's call ended, 0 while clients' calls are in the service. */
+    long idleNanos() {
+        if (clientCalls.get() > 0) {
+            return 0;
+        }
+        return Math.max(0, System.nanoTime() - lastClientCallEnded);
     }
 
     /** Connections waiting for a call thread. */

@@ -32,10 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  * {@code java.io.tmpdir}, removed when it ends. Its calls are not clients' calls: they bypass {@link ServiceCall}, so
  * they are not logged, not counted in the service's statistics or metrics, and host-local records no pool for them
  * ({@link IpamPools#unrecorded()}).</li>
- * <li><b>It yields to clients.</b> Before each of its calls it waits until no client call is queued or running in the
- * service ({@link PluginService#clientCallsInService()}); a client call arriving during one of its calls shares the
- * cores with that one call only. It never delays a client's call otherwise: the socket is served before it starts, and
- * it holds no lock a client's call takes (its attachments, networks and files are its own).</li>
+ * <li><b>It yields to clients.</b> Before each of its calls it waits until the service has had no client call for
+ * {@link #IDLE_NANOS} ({@link PluginService#idleNanos()}): it runs while the node is quiet, not between the calls of a
+ * runtime that is busy. Measured with a shorter yield (only while a client's call was in the service), its veth and
+ * namespace work in the kernel (the rtnl lock is the whole machine's) slowed the clients' calls and other processes'
+ * (Go's exec'd bridge beside it took 1.7 to 2.2 times as long on a loaded 2-core machine). A client call arriving
+ * during one of its calls shares the cores with that one call only; it holds no lock a client's call takes (its
+ * attachments, networks and files are its own), and the socket is served before it starts.</li>
  * <li><b>It gives up quietly.</b> A call of its own that fails (a kernel without nf_tables, a read-only tmpdir) ends
  * the warm-up with one line in the debug log; the service serves as it would have without it.</li>
  * </ul>
@@ -45,6 +48,8 @@ final class WarmUp implements Runnable {
     static final int DEFAULT_ROUNDS = 30;
     /** How often a warm-up waiting for the clients' calls to end looks again. */
     private static final long IDLE_POLL_NANOS = 2_000_000;
+    /** How long the service must have been without clients' calls before the warm-up makes a call of its own. */
+    static final long IDLE_NANOS = 100_000_000;
     private static final String NETWORK = "jcni-warm-up";
     private static final String POD_NETWORK = "jcni-warm-up-pods";
     /** Its directory's name: this prefix, the service's pid, a dash and a random part. */
@@ -135,14 +140,20 @@ final class WarmUp implements Runnable {
         return "done (" + rounds + " rounds)";
     }
 
-    /** Waits while clients' calls are in the service; false if the service stops meanwhile. */
+    /**
+     * Waits until the service has been without clients' calls for {@link #IDLE_NANOS}; false if the service stops
+     * meanwhile. Not merely between two calls: clients that call one after the other (a runtime adding a pod's
+     * networks, a benchmark) leave gaps of milliseconds, and a warm-up call there would share the cores, and the
+     * kernel's rtnl lock, with their next call.
+     */
     private boolean yieldToClients() {
-        if (service.clientCallsInService() == 0) {
+        long idle = service.idleNanos();
+        if (idle >= IDLE_NANOS) {
             return !stopping;
         }
         long from = System.nanoTime();
-        while (service.clientCallsInService() > 0 && !stopping) {
-            LockSupport.parkNanos(IDLE_POLL_NANOS);
+        while (!stopping && (idle = service.idleNanos()) < IDLE_NANOS) {
+            LockSupport.parkNanos(Math.max(IDLE_POLL_NANOS, IDLE_NANOS - idle));
         }
         yieldedNanos += System.nanoTime() - from;
         return !stopping;

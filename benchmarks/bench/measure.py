@@ -63,6 +63,8 @@ PLUGIN_HANDLER = re.compile(r"^([\w-]+): timing (?:ADD|DEL): .*handler (\d+) us"
 PLUGIN_MODE = re.compile(r"^([\w-]+): (?:ADD|DEL|CHECK|VERSION) (exec|via service|in-process), pid \d+$", re.M)
 # The service's line per call (JCNI_DEBUG=1 in its environment): "jcni serve: ADD bridge for <peer>: status 0; ...".
 SERVICE_CALL = re.compile(r"^jcni serve: ([A-Z]+) ([\w-]+) for .*: status (\d+)", re.M)
+# The service's line when its own warm-up ended (JCNI_DEBUG=1): "jcni serve: warm-up done (100 rounds): ...".
+WARM_UP_END = re.compile(r"^jcni serve: warm-up (?:done|stopped).*$", re.M)
 # How a jcni plugin says it ran, per side (JCNI_DEBUG=1).
 MODES = {"jcni": "exec", "svc": "via service"}
 
@@ -77,7 +79,7 @@ NAMESPACES = {
     "bandwidth": ["bw-go", "bw-jcni", "bw-svc"],
     "service": ["svc-rss"],
     "containerd": ["ctrd-go", "ctrd-jcni", "ctrd-svc"],
-    "cold": ["cold-go", "cold-aot", "cold-noaot"],
+    "cold": ["cold-go", "cold-aot", "cold-noaot", "cold-nowarm"],
     # burst: one namespace per pod, burst-<side>-<i>, as many as the largest burst (burst_namespaces).
 }
 # The burst suite's sizes (--burst-sizes) and its namespaces per side.
@@ -248,6 +250,25 @@ class Measure:
                 raise ExecFailed(f"jcni serve did not start: {self.service_log()}")
             time.sleep(0.05)
         self.log(f"service: pid {self.service.pid} on {self.socket}")
+        self.await_warm_up(self.service, os.path.join(self.work, "service.log"))
+
+    def await_warm_up(self, service, log_path):
+        """Waits until the service's own warm-up (jcni serve --warm-up, on by default) has ended, when it has one: it
+        runs calls of its own in namespaces of its own on the same two cores, which would fall into the first suite's
+        samples (the cold suite's other services, Go's execs). The service says at start whether it warms up (debug
+        line 'warm-up: N rounds'), and when its warm-up ended."""
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and service.poll() is None:
+            with open(log_path) as f:
+                text = f.read()
+            if "jcni serve: serving uids" in text and "jcni serve: warm-up: " not in text:
+                return  # a service without a warm-up
+            m = WARM_UP_END.search(text)
+            if m:
+                self.log(f"service pid {service.pid}: {m.group(0)[len('jcni serve: '):]}")
+                return
+            time.sleep(0.05)
+        raise ExecFailed(f"the service's warm-up did not end in 180 s: {self.service_log()[-2000:]}")
 
     def stop_service(self):
         if self.service and self.service.poll() is None:
@@ -796,13 +817,16 @@ class Measure:
         """The warm-up curve of a fresh service (issue 25): bridge + host-local ADD then DEL of one attachment, one at
         a time, through a service started for this alone, with Go's exec'd plugins interleaved call by call (each call
         index runs Go's and the service's ADD, then both DELs, alternating which goes first). Each round starts two
-        fresh services, one as shipped (its AOT cache required: -XX:AOTMode=on) and one without its cache
-        (-XX:AOTMode=off), which of them goes first alternating; the first call is made as soon as the service's socket
-        exists (the service's time from its exec to that point is recorded too). The shared service of the other
+        fresh services, one as shipped (its AOT cache required: -XX:AOTMode=on, and its own warm-up), one without its
+        cache (-XX:AOTMode=off) and one with its cache but without its warm-up (--warm-up 0), their order rotating; the
+        first call is made as soon as the service's socket exists (the service's time from its exec to that point is
+        recorded too). Go's calls beside the services with and without a warm-up show what the warm-up's background
+        work costs other processes on the node. The shared service of the other
         suites is not used: each of these services' logs must hold exactly the calls made through it. The bridges
         exist before the first call (an exec'd jcni ADD/DEL makes them), as after any earlier pod."""
         calls, rounds = self.a.cold_calls, self.a.cold_rounds
-        sides = ("go", "aot", "noaot")
+        sides = ("go", "aot", "noaot", "nowarm")
+        labels = {"aot": "AOT cache", "noaot": "no AOT cache", "nowarm": "AOT cache, no warm-up"}
         variants = {}
         for i, side in enumerate(sides):
             exe = self.go if side == "go" else self.dist
@@ -817,7 +841,7 @@ class Measure:
             socket_path = os.path.join(self.work, f"cold-{side}", "plugins.sock")
             env_side = "go" if side == "go" else "svc"
             variants[side] = tuple(
-                Variant(f"{side if side == 'go' else 'svc, ' + ('AOT cache' if side == 'aot' else 'no AOT cache')} "
+                Variant(f"{side if side == 'go' else 'svc, ' + labels[side]} "
                         f"bridge {command}", env_side, [f"{exe}/bridge"],
                         dict(self.side_env(env_side, CNI_COMMAND=command, **base),
                              **({} if side == "go" else {"JCNI_SERVICE_SOCKET": socket_path})),
@@ -827,18 +851,20 @@ class Measure:
                 for command in ("ADD", "DEL"):
                     Variant("cold bridge set-up", "jcni", [f"{self.dist}/bridge"],
                             self.side_env("jcni", CNI_COMMAND=command, **base), conf).run(self.work, True)
-        starts = {"aot": [], "noaot": []}
+        starts = {"aot": [], "noaot": [], "nowarm": []}
         self.log(f"cold: {rounds} rounds of {calls} calls through a fresh service, with and without its AOT cache")
         progress = self.progress("cold")
         for r in range(rounds):
-            for side in (("aot", "noaot") if r % 2 == 0 else ("noaot", "aot")):
+            services = sides[1:]
+            for side in services[r % 3:] + services[:r % 3]:
                 socket_path = os.path.join(self.work, f"cold-{side}", "plugins.sock")
                 os.makedirs(os.path.dirname(socket_path), mode=0o700, exist_ok=True)
                 log_path = os.path.join(self.work, f"cold-{side}-{r}.log")
-                opts = "-XX:AOTMode=on" if side == "aot" else "-XX:AOTMode=off"
+                opts = "-XX:AOTMode=off" if side == "noaot" else "-XX:AOTMode=on"
                 with open(log_path, "w") as log:
                     begun = time.perf_counter_ns()
-                    service = subprocess.Popen([self.jcni_cli, "serve", "--socket", socket_path],
+                    service = subprocess.Popen([self.jcni_cli, "serve", "--socket", socket_path]
+                                               + (["--warm-up", "0"] if side == "nowarm" else []),
                                                env=self.env(JCNI_DEBUG="1", JCNI_JAVA_OPTS=opts),
                                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
                 try:

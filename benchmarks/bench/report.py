@@ -508,7 +508,9 @@ def cold_section(results):
 
     rows = []
     for command in ("ADD", "DEL"):
-        for service, label in (("aot", "AOT cache"), ("noaot", "no AOT cache")):
+        for service, label in (("aot", "AOT cache"), ("noaot", "no AOT cache"), ("nowarm", "AOT cache, no warm-up")):
+            if not any(v["name"] == f"svc, {label} bridge {command}" for v in cold["variants"]):
+                continue  # a run before the no-warm-up variant existed
             for lo, hi, name, target in COLD_BUCKETS:
                 if lo > calls:
                     continue
@@ -521,16 +523,20 @@ def cold_section(results):
                              verdict(r, target) if command == "ADD" else "–"])
     ready = cold.get("service_ready_ms", {})
     return ["", "## A fresh service: its first calls (cold)", "",
-            f"{cold['rounds']} rounds; in each, two services started fresh (`dist/bin/jcni serve` as shipped, its AOT "
-            "cache required with `-XX:AOTMode=on`, and the same without its cache, `-XX:AOTMode=off`), each serving "
+            f"{cold['rounds']} rounds; in each, services started fresh (`dist/bin/jcni serve` as shipped, its AOT "
+            "cache required with `-XX:AOTMode=on`, with its own warm-up; the same without its cache, `-XX:AOTMode=off`; "
+            "and with its cache but without its warm-up, `--warm-up 0`), each serving "
             f"{calls} bridge + host-local ADD/DEL pairs of one attachment, one call at a time, the first as soon as its "
             "socket exists; Go's exec'd bridge ADD/DEL run beside each call (same call index, alternating which goes "
             "first). Medians of wall ms over the rounds; ratio = service / Go of the same calls (Go = 1.0). Targets: "
             "issue 25.", "",
             table(["command", "calls since start", "n", "Go ms", "service ms", "ratio", "target", "met"], rows), "",
             "Time from the service's exec to its socket, median ms: with its AOT cache "
-            f"{ms(median(ready.get('aot', [])))}, without {ms(median(ready.get('noaot', [])))} "
-            f"(n {len(ready.get('aot', []))}, {len(ready.get('noaot', []))})."]
+            f"{ms(median(ready.get('aot', [])))}, without {ms(median(ready.get('noaot', [])))}"
+            + (f", with its cache and no warm-up {ms(median(ready['nowarm']))}" if ready.get("nowarm") else "")
+            + f" (n {len(ready.get('aot', []))}, {len(ready.get('noaot', []))}). Go ms is Go's exec'd bridge beside "
+            "each service: beside the services that warm up it shows what their background warm-up costs another "
+            "process on the same cores."]
 
 
 def burst_section(results):

@@ -12,7 +12,10 @@
 # IPAM -> portmap with a hostPort -> firewall -> tuning) and containerd's loopback, ADD then CHECK then DEL, for pods
 # started several at once as a rollout does (so that the service's concurrent paths run as well), in two rounds; then
 # VERSION of every plugin type. Every pod is an interface of its own (eth<i>) in one container namespace (hence no
-# default route: the pods would each add one there).
+# default route: the pods would each add one there). The service's own warm-up (WarmUp: a default network's bridge +
+# host-local ADD/DEL with a default route, and the pod chain, in namespaces of its own) runs meanwhile, yielding to
+# these calls; the training waits for it to end before it stops the service, so that the cache holds its classes and
+# profiles too (what a fresh service's first calls run).
 # Everything it makes is inside the two namespaces and the work dir, which train-aot.sh removes, with every process
 # still in the namespaces.
 set -eu
@@ -91,6 +94,12 @@ done
 for type in $(ls "$dist/cni/bin"); do
     CNI_COMMAND=VERSION "$dist/cni/bin/$type" < /dev/null > /dev/null 2>&1 || {
         say "$type VERSION failed"; stop; exit 1; }
+done
+# The warm-up's directory (java.io.tmpdir, /tmp) is there while it runs; it removes it when it ends.
+tries=0
+while ls -d /tmp/jcni-warm-up-"$service"-* >/dev/null 2>&1; do
+    if [ $tries -ge 1200 ]; then say "the service's warm-up did not end in 120 s"; break; fi
+    sleep 0.1; tries=$((tries + 1))
 done
 # SIGTERM: the service lets its calls finish and exits; the JVM writes the AOT cache as it exits.
 kill "$service"

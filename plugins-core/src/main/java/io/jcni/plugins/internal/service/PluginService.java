@@ -5,6 +5,7 @@ import io.jcni.netlink.NetNs;
 import io.jcni.netlink.sys.PeerCredentials;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
+import io.jcni.plugins.internal.pkg.ns.HostNftables;
 import io.jcni.spec.CniError;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -130,8 +131,14 @@ final class PluginService implements AutoCloseable {
     private final AttachmentLocks attachments = new AttachmentLocks();
     private final NetworkGates networks = new NetworkGates();
     private final MemoryAdmission memory = MemoryAdmission.forHeap();
+    /** The nf_tables sockets of the service's own namespace, lent to the calls that run there (see HostNftables). */
+    private final HostNftables.Keeper nftSockets;
     /** The calls in flight, for the watchdog. */
     private final Set<CallWatch> watched = ConcurrentHashMap.newKeySet();
+    /** Connections handed to the call threads whose {@link ServiceCall} has not ended: queued, waiting or running. */
+    private final AtomicInteger clientCalls = new AtomicInteger();
+    /** {@link System#nanoTime()} when the last client's call ended (the service's start before the first). */
+    private volatile long lastClientCallEnded = System.nanoTime();
     /** Call threads added beyond maxCalls for calls that hang or wait. Monitor: {@link #calls}' resizing, this set. */
     private int extraThreads;
     private final Object resizing = new Object();
@@ -159,6 +166,7 @@ final class PluginService implements AutoCloseable {
         try (NetNs own = NetNs.current()) {
             this.home = own.id();
         }
+        this.nftSockets = new HostNftables.Keeper(Math.max(16, settings.maxCalls()));
         this.calls = new ThreadPoolExecutor(settings.maxCalls(), settings.maxCalls(), 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<Runnable>(Math.max(1, settings.queue())), new CallThreads());
         calls.allowCoreThreadTimeOut(true);
@@ -253,6 +261,28 @@ final class PluginService implements AutoCloseable {
         return watched.size();
     }
 
+    /**
+     * Clients' connections in the service, from their hand-over to a call thread to the end of their call (queued,
+     * waiting or running): the warm-up ({@link WarmUp}) runs its own calls only while there are none.
+     */
+    int clientCallsInService() {
+        return clientCalls.get();
+    }
+
+    /** A {@link ServiceCall} handed over by the acceptor has ended. */
+    void clientCallEnded() {
+        lastClientCallEnded = System.nanoTime();
+        clientCalls.decrementAndGet();
+    }
+
+    /** Nanoseconds since the last client's call ended, 0 while clients' calls are in the service. */
+    long idleNanos() {
+        if (clientCalls.get() > 0) {
+            return 0;
+        }
+        return Math.max(0, System.nanoTime() - lastClientCallEnded);
+    }
+
     /** Connections waiting for a call thread. */
     int queueDepth() {
         return calls.getQueue().size();
@@ -277,6 +307,11 @@ final class PluginService implements AutoCloseable {
 
     MemoryAdmission memory() {
         return memory;
+    }
+
+    /** The nf_tables sockets kept for calls that run in the service's own namespace. */
+    HostNftables.Keeper nftSockets() {
+        return nftSockets;
     }
 
     /** Watches a call from now until {@link #unwatch}: cancelled when its client leaves or its time is up. */
@@ -390,6 +425,7 @@ final class PluginService implements AutoCloseable {
             }
         }
         listener.close();
+        nftSockets.close();
         log.info("stopped: " + stats);
     }
 
@@ -441,14 +477,21 @@ final class PluginService implements AutoCloseable {
                         + peer.uid(), "it serves uids " + settings.allowedUids() + " (jcni serve --allow-uid)"));
                 return;
             }
+            clientCalls.incrementAndGet();
+            boolean handed = false;
             try {
                 calls.execute(new ServiceCall(PluginService.this, conn, peer));
+                handed = true;
             } catch (RejectedExecutionException e) {
                 stats.busy.increment();
                 log.refusal("busy: refused a call from " + peer + " (" + settings.maxCalls() + " running, "
                         + settings.queue() + " waiting)");
                 refuse(conn, Protocol.error(CniError.TRY_AGAIN_LATER, "the jcni plugin service is busy",
                         settings.maxCalls() + " calls running and " + settings.queue() + " waiting; try again later"));
+            } finally {
+                if (!handed) {
+                    clientCalls.decrementAndGet(); // no ServiceCall will end for it
+                }
             }
         }
 

@@ -8,6 +8,7 @@ import io.jcni.netlink.sys.ThreadDirectory;
 import io.jcni.netlink.sys.UnixSocket;
 import io.jcni.plugins.internal.PluginRegistry;
 import io.jcni.plugins.internal.pkg.locks.AttachmentLocks;
+import io.jcni.plugins.internal.pkg.ns.HostNftables;
 import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.plugins.sdk.CallerNetns;
 import io.jcni.plugins.sdk.Skel;
@@ -83,6 +84,7 @@ final class ServiceCall implements Runnable {
                 request.close();
             }
             conn.close();
+            service.clientCallEnded();
         }
     }
 
@@ -413,7 +415,8 @@ final class ServiceCall implements Runnable {
         long start = System.nanoTime();
         // In the client's network namespace when it is not the service's: the plugin's "host" side is the runtime's.
         SkelCall call = new SkelCall(skel, environment(request.env), request.stdin, handedNetns(request), watch,
-                service.mounts().otherCwd(request.cwd), service.mounts().ownCwd(), service.metrics());
+                service.mounts().otherCwd(request.cwd), service.mounts().ownCwd(), service.metrics(),
+                client == null ? service.nftSockets() : null);
         int status = client == null ? call.run() : client.call(call);
         service.stats().calls.increment();
         ServiceMetrics metrics = service.metrics();
@@ -478,10 +481,13 @@ final class ServiceCall implements Runnable {
 
         /** The phases' sink with metrics on, else null. */
         private final PhaseSink phases;
+        /** The service's nf_tables sockets when the call runs in the service's namespace (on the call thread). */
+        private final HostNftables.Keeper nftSockets;
 
         SkelCall(Skel skel, Map<String, String> env, byte[] stdin, CallerNetns netns, CallWatch watch, Descriptor cwd,
-                Descriptor home, PhaseSink phases) {
+                Descriptor home, PhaseSink phases, HostNftables.Keeper nftSockets) {
             this.phases = phases;
+            this.nftSockets = nftSockets;
             this.skel = skel;
             this.env = env;
             this.stdin = stdin;
@@ -498,6 +504,7 @@ final class ServiceCall implements Runnable {
             if (phases != null) {
                 PhaseSink.set(phases);
             }
+            HostNftables.Scope sockets = nftSockets == null ? null : nftSockets.enter();
             try (CancellableCall.Scope cancellable = CancellableCall.enter()) {
                 if (cwd == null) {
                     return skel.run(env, stdin, stdout, err, netns);
@@ -519,6 +526,9 @@ final class ServiceCall implements Runnable {
                     ThreadDirectory.enter(home);
                 }
             } finally {
+                if (sockets != null) {
+                    sockets.close();
+                }
                 if (phases != null) {
                     PhaseSink.set(null);
                 }

@@ -33,7 +33,7 @@ public final class ServiceMain {
 
     static final String HELP = """
             Usage: jcni serve [--socket PATH] [--allow-uid UID]... [--max-calls N] [--queue N] [--call-timeout S]
-                              [--metrics-address HOST:PORT|PATH]
+                              [--metrics-address HOST:PORT|PATH] [--warm-up ROUNDS]
 
             Runs jcni's plugins as a resident service. The programs in dist/cni/bin hand every CNI call to it over a
             Unix socket and print its answer; without a service of their own build they run the plugin in a JVM of
@@ -56,6 +56,11 @@ public final class ServiceMain {
                                serve Prometheus metrics (text format 0.0.4) at http://HOST:PORT/metrics, or
                                over HTTP on the Unix socket PATH (mode 0600); off by default. `jcni stats
                                ADDRESS` prints them as a table. The list is in the README's "Operating jcni".
+              --warm-up ROUNDS after it starts serving, run ROUNDS rounds of a node's own calls (bridge +
+                               host-local ADD/DEL, a pod's bridge -> portmap -> firewall -> tuning ADD/DEL) in
+                               private network namespaces and a private temporary directory, so that clients'
+                               first calls find the code loaded and compiled (default 30; 0: none). It waits
+                               whenever clients' calls are in the service, and leaves nothing behind.
               --help           this text
 
             systemd socket activation: with LISTEN_PID and LISTEN_FDS set for this process, it serves the socket
@@ -94,6 +99,7 @@ public final class ServiceMain {
         ServiceLog log = new ServiceLog(err, debug);
         PluginService service;
         MetricsServer metrics = null;
+        WarmUp warmUp;
         try {
             String buildId = buildId();
             Netlink.checkAvailable();
@@ -117,6 +123,7 @@ public final class ServiceMain {
                 metrics = startMetrics(options.metricsAddress, service, log);
             }
             Reconciler.start(options.reconcile, socket, log);
+            warmUp = WarmUp.start(service, options.warmUpRounds, log);
             log.info("serving uids " + settings.allowedUids() + ", " + settings.maxCalls() + " calls at once, "
                     + settings.queue() + " waiting; a call is cancelled after " + callTimeout.toSeconds() + " s");
         } catch (IOException | KernelException | IllegalStateException e) {
@@ -125,7 +132,8 @@ public final class ServiceMain {
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(new Stop(service, metrics, stopped), "jcni-service-stop"));
+        Runtime.getRuntime().addShutdownHook(new Thread(new Stop(service, metrics, warmUp, stopped),
+                "jcni-service-stop"));
         stopped.await();
     }
 
@@ -202,6 +210,7 @@ public final class ServiceMain {
         final Map<String, String> reconcile = new LinkedHashMap<>();
         /** {@code --metrics-address}, or null: no metrics. */
         String metricsAddress;
+        int warmUpRounds = WarmUp.DEFAULT_ROUNDS;
         boolean help;
 
         static Options parse(String[] args) {
@@ -231,6 +240,9 @@ public final class ServiceMain {
                         break;
                     case "--call-timeout":
                         o.callTimeoutSeconds = number(arg, rest, 1);
+                        break;
+                    case "--warm-up":
+                        o.warmUpRounds = number(arg, rest, 0);
                         break;
                     case "--metrics-address":
                         o.metricsAddress = value(arg, rest);
@@ -273,16 +285,21 @@ public final class ServiceMain {
     private static final class Stop implements Runnable {
         private final PluginService service;
         private final MetricsServer metrics;
+        private final WarmUp warmUp;
         private final CountDownLatch stopped;
 
-        Stop(PluginService service, MetricsServer metrics, CountDownLatch stopped) {
+        Stop(PluginService service, MetricsServer metrics, WarmUp warmUp, CountDownLatch stopped) {
             this.service = service;
             this.metrics = metrics;
+            this.warmUp = warmUp;
             this.stopped = stopped;
         }
 
         @Override
         public void run() {
+            if (warmUp != null) {
+                warmUp.stop(10_000); // after its call in progress; its namespaces and files go with it
+            }
             service.stop(Duration.ofSeconds(30));
             if (metrics != null) {
                 metrics.close(); // after the calls: their last figures can still be scraped meanwhile

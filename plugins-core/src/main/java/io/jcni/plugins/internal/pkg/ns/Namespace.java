@@ -42,6 +42,8 @@ public final class Namespace implements AutoCloseable {
     private NetNs owned;
     private NetlinkHandle nl;
     private NftablesHandle nft;
+    /** Where {@link #nft} was lent from ({@link HostNftables}), to be given back; null if it is this object's own. */
+    private HostNftables.Keeper nftKeeper;
 
     private Namespace(String path, NetNs borrowed, NetNs owned) {
         this.path = path;
@@ -133,11 +135,19 @@ public final class Namespace implements AutoCloseable {
      * The nf_tables handle bound to this namespace, opened on first use: where the netfilter plugins (ipMasq,
      * macspoofchk, firewall, portmap) read and change the ruleset, always of the host. Opening fails with a
      * {@link NetlinkException} when the kernel has no nf_tables (see {@code pkg.nft.NftSteps#requireAvailable}).
+     * The host's, under a host that keeps its sockets ({@link HostNftables}), is lent from there and given back by
+     * {@link #close()}.
      */
     public NftablesHandle nft() {
         if (nft == null) {
-            NetNs ns = borrowed != null ? borrowed : owned;
-            nft = ns == null ? Nftables.open() : Nftables.open(ns);
+            HostNftables.Keeper keeper = isHost() ? HostNftables.current() : null;
+            if (keeper != null) {
+                nft = keeper.take();
+                nftKeeper = keeper;
+            } else {
+                NetNs ns = borrowed != null ? borrowed : owned;
+                nft = ns == null ? Nftables.open() : Nftables.open(ns);
+            }
         }
         return nft;
     }
@@ -208,11 +218,14 @@ public final class Namespace implements AutoCloseable {
                 nl.close();
             }
         } finally {
-            if (nft != null) {
+            if (nft != null && nftKeeper != null) {
+                nftKeeper.give(nft);
+            } else if (nft != null) {
                 nft.close();
             }
             nl = null;
             nft = null;
+            nftKeeper = null;
             if (owned != null) {
                 owned.close();
                 owned = null;

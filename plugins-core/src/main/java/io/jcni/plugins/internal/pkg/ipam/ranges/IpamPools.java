@@ -68,6 +68,12 @@ public final class IpamPools {
     /** Null until {@link #watch}: then by {@link Pool#key}. */
     private static volatile Map<String, Pool> pools;
 
+    /**
+     * Set on a thread whose ADDs are not a client's (the service's own warm-up): they allocate from a pool of their
+     * own that no scrape may show.
+     */
+    private static final ThreadLocal<Boolean> UNRECORDED = new ThreadLocal<>();
+
     private IpamPools() {
     }
 
@@ -86,8 +92,28 @@ public final class IpamPools {
     /** An ADD allocated from {@code pool}. */
     public static void seen(Pool pool) {
         Map<String, Pool> watched = pools;
-        if (watched != null) {
+        if (watched != null && UNRECORDED.get() == null) {
             watched.put(pool.key(), pool);
+        }
+    }
+
+    /**
+     * Until the scope closes, the ADDs this thread runs record no pool (the service's warm-up, in a pool of its own).
+     * Scopes do not nest.
+     */
+    public static Unrecorded unrecorded() {
+        UNRECORDED.set(Boolean.TRUE);
+        return new Unrecorded();
+    }
+
+    /** The scope of {@link #unrecorded()}, on the thread that opened it. */
+    public static final class Unrecorded implements AutoCloseable {
+        private Unrecorded() {
+        }
+
+        @Override
+        public void close() {
+            UNRECORDED.remove();
         }
     }
 

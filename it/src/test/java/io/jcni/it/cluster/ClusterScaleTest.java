@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,8 +50,8 @@ class ClusterScaleTest {
     @Test
     void threeNodesOfAHundredPodsStayConsistentUnderEveryFault() throws Exception {
         Prerequisites.assumeRoot();
-        // it/pom.xml leaves this class out of the run through the suite's service; -Dtest overrides that.
-        Assumptions.assumeFalse(Locations.viaService(), "starts a service per node of its own: runs in the exec run");
+        // it/pom.xml leaves this class out of the run through the suite's service (-Dtest overrides that, and then it
+        // runs there too: the simulator sets each process's environment itself, so the suite's service is not used).
         EtcdCluster.assumeInstalled();
         Prerequisites.assumeCommand("nft");
         Prerequisites.assumeGoTools();

@@ -20,7 +20,7 @@
 #    cluster-ipam ADD/DEL, exec'd and through the service, against one etcd member started in the bench host
 #    namespace, with Go's host-local as the anchor (Go has no etcd IPAM; issue 17); containerd 1.6's CRI starting and
 #    removing pods on containerd's example network, one containerd per side in a node of its own (issue 22,
-#    bench/containerd.py); the warm-up curve of a fresh service, with and without its AOT cache, against Go call by
+#    bench/containerd.py); the warm-up curve of a fresh service, with and without its AOT cache and its warm-up, against Go call by
 #    call (cold, issue 25); pods started at once, 10, 40 and 100, each a Go libcni process, on a network of bridge ->
 #    portmap -> firewall -> tuning (burst, issue 25); the service's bridge ADD/DEL with metrics on and off
 #    (metrics, issue 28: bench/metrics_cost.py, two services of this dist side by side, one scraped every second,

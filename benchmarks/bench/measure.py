@@ -79,7 +79,7 @@ NAMESPACES = {
     "bandwidth": ["bw-go", "bw-jcni", "bw-svc"],
     "service": ["svc-rss"],
     "containerd": ["ctrd-go", "ctrd-jcni", "ctrd-svc"],
-    "cold": ["cold-go", "cold-aot", "cold-noaot", "cold-nowarm"],
+    "cold": ["cold-go", "cold-aot", "cold-noaot", "cold-nowarm", "cold-booted"],
     # burst: one namespace per pod, burst-<side>-<i>, as many as the largest burst (burst_namespaces).
 }
 # The burst suite's sizes (--burst-sizes) and its namespaces per side.
@@ -268,7 +268,8 @@ class Measure:
                 self.log(f"service pid {service.pid}: {m.group(0)[len('jcni serve: '):]}")
                 return
             time.sleep(0.05)
-        raise ExecFailed(f"the service's warm-up did not end in 180 s: {self.service_log()[-2000:]}")
+        with open(log_path) as f:
+            raise ExecFailed(f"the service's warm-up did not end in 180 s: {f.read()[-2000:]}")
 
     def stop_service(self):
         if self.service and self.service.poll() is None:
@@ -818,15 +819,18 @@ class Measure:
         a time, through a service started for this alone, with Go's exec'd plugins interleaved call by call (each call
         index runs Go's and the service's ADD, then both DELs, alternating which goes first). Each round starts two
         fresh services, one as shipped (its AOT cache required: -XX:AOTMode=on, and its own warm-up), one without its
-        cache (-XX:AOTMode=off) and one with its cache but without its warm-up (--warm-up 0), their order rotating; the
+        cache (-XX:AOTMode=off), one with its cache but without its warm-up (--warm-up 0), their order rotating; the
         first call is made as soon as the service's socket exists (the service's time from its exec to that point is
-        recorded too). Go's calls beside the services with and without a warm-up show what the warm-up's background
+        recorded too). A fourth, as shipped, gets its first call only once its own warm-up has ended ("booted": a
+        service started with the node, before its runtime calls, as jcni-plugins.service is, against the socket
+        activation of the others). Go's calls beside the services with and without a warm-up show what the warm-up's background
         work costs other processes on the node. The shared service of the other
         suites is not used: each of these services' logs must hold exactly the calls made through it. The bridges
         exist before the first call (an exec'd jcni ADD/DEL makes them), as after any earlier pod."""
         calls, rounds = self.a.cold_calls, self.a.cold_rounds
-        sides = ("go", "aot", "noaot", "nowarm")
-        labels = {"aot": "AOT cache", "noaot": "no AOT cache", "nowarm": "AOT cache, no warm-up"}
+        sides = ("go", "aot", "noaot", "nowarm", "booted")
+        labels = {"aot": "AOT cache", "noaot": "no AOT cache", "nowarm": "AOT cache, no warm-up",
+                  "booted": "AOT cache, warm-up ended"}
         variants = {}
         for i, side in enumerate(sides):
             exe = self.go if side == "go" else self.dist
@@ -851,12 +855,12 @@ class Measure:
                 for command in ("ADD", "DEL"):
                     Variant("cold bridge set-up", "jcni", [f"{self.dist}/bridge"],
                             self.side_env("jcni", CNI_COMMAND=command, **base), conf).run(self.work, True)
-        starts = {"aot": [], "noaot": [], "nowarm": []}
+        starts = {"aot": [], "noaot": [], "nowarm": [], "booted": []}
         self.log(f"cold: {rounds} rounds of {calls} calls through a fresh service, with and without its AOT cache")
         progress = self.progress("cold")
         for r in range(rounds):
             services = sides[1:]
-            for side in services[r % 3:] + services[:r % 3]:
+            for side in services[r % len(services):] + services[:r % len(services)]:
                 socket_path = os.path.join(self.work, f"cold-{side}", "plugins.sock")
                 os.makedirs(os.path.dirname(socket_path), mode=0o700, exist_ok=True)
                 log_path = os.path.join(self.work, f"cold-{side}-{r}.log")
@@ -875,6 +879,8 @@ class Measure:
                                 raise ExecFailed(f"cold: jcni serve ({opts}) did not start: {f.read()}")
                         time.sleep(0.001)
                     starts[side].append((time.perf_counter_ns() - begun) / 1e6)
+                    if side == "booted":
+                        self.await_warm_up(service, log_path)
                     for k in range(calls):
                         pair = (variants["go"], variants[side]) if k % 2 == 0 else (variants[side], variants["go"])
                         for command in (0, 1):

@@ -508,7 +508,8 @@ def cold_section(results):
 
     rows = []
     for command in ("ADD", "DEL"):
-        for service, label in (("aot", "AOT cache"), ("noaot", "no AOT cache"), ("nowarm", "AOT cache, no warm-up")):
+        for service, label in (("aot", "AOT cache"), ("noaot", "no AOT cache"), ("nowarm", "AOT cache, no warm-up"),
+                               ("booted", "AOT cache, warm-up ended")):
             if not any(v["name"] == f"svc, {label} bridge {command}" for v in cold["variants"]):
                 continue  # a run before the no-warm-up variant existed
             for lo, hi, name, target in COLD_BUCKETS:
@@ -525,7 +526,8 @@ def cold_section(results):
     return ["", "## A fresh service: its first calls (cold)", "",
             f"{cold['rounds']} rounds; in each, services started fresh (`dist/bin/jcni serve` as shipped, its AOT "
             "cache required with `-XX:AOTMode=on`, with its own warm-up; the same without its cache, `-XX:AOTMode=off`; "
-            "and with its cache but without its warm-up, `--warm-up 0`), each serving "
+            "with its cache but without its warm-up, `--warm-up 0`; and as shipped, its first call made only once its own "
+            "warm-up ended, as for a service started with the node rather than by socket activation), each serving "
             f"{calls} bridge + host-local ADD/DEL pairs of one attachment, one call at a time, the first as soon as its "
             "socket exists; Go's exec'd bridge ADD/DEL run beside each call (same call index, alternating which goes "
             "first). Medians of wall ms over the rounds; ratio = service / Go of the same calls (Go = 1.0). Targets: "
@@ -534,6 +536,7 @@ def cold_section(results):
             "Time from the service's exec to its socket, median ms: with its AOT cache "
             f"{ms(median(ready.get('aot', [])))}, without {ms(median(ready.get('noaot', [])))}"
             + (f", with its cache and no warm-up {ms(median(ready['nowarm']))}" if ready.get("nowarm") else "")
+            + (f" (warm-up ended: socket at {ms(median(ready['booted']))})" if ready.get("booted") else "")
             + f" (n {len(ready.get('aot', []))}, {len(ready.get('noaot', []))}). Go ms is Go's exec'd bridge beside "
             "each service: beside the services that warm up it shows what their background warm-up costs another "
             "process on the same cores."]

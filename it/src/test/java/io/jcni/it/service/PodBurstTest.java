@@ -63,14 +63,8 @@ class PodBurstTest {
                         Map.of("JCNI_DEBUG", "1"))) {
             TestNetns client = outsideClient(host);
             String bridge = Names.link("burst");
-            Path conf = Files.writeString(tmp.resolve("burst.conflist"), Conflists.list("1.0.0", NETWORK,
-                    Conflists.bridge(bridge, ",\"isGateway\":true,\"ipMasq\":true,\"hairpinMode\":true",
-                            Conflists.hostLocal(tmp.resolve("ipam"), List.of("10.229.0.0/24"),
-                                    Conflists.route("0.0.0.0/0"))),
-                    "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true},\"snat\":true}",
-                    "{\"type\":\"firewall\"}",
-                    "{\"type\":\"tuning\",\"sysctl\":{\"net.core.somaxconn\":\"512\"},\"dataDir\":\""
-                            + tmp.resolve("tuning") + "\"}"));
+            Path conf = Files.writeString(tmp.resolve("burst.conflist"),
+                    Conflists.podChain(NETWORK, bridge, "10.229.0.0/24", tmp));
             LibcniDriver driver = host.libcni(List.of(Locations.distCniBin()), tmp.resolve("cache"))
                     .withEnv(service.clientEnv());
             List<TestNetns> pods = new ArrayList<>();

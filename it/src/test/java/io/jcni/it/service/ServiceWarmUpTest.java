@@ -53,14 +53,8 @@ class ServiceWarmUpTest {
             List<String> serve = node.command(List.of(Locations.distJcni().toString(), "serve", "--socket",
                     socket.toString(), "--warm-up", Integer.toString(ROUNDS)));
             try (PluginServiceProcess service = PluginServiceProcess.start(serve, socket, Map.of("JCNI_DEBUG", "1"))) {
-                Path conf = Files.writeString(tmp.resolve("pods.conflist"), Conflists.list("1.0.0", NETWORK,
-                        Conflists.bridge(Names.link("warm"), ",\"isGateway\":true,\"ipMasq\":true,\"hairpinMode\":true",
-                                Conflists.hostLocal(tmp.resolve("ipam"), List.of("10.228.0.0/24"),
-                                        Conflists.route("0.0.0.0/0"))),
-                        "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true},\"snat\":true}",
-                        "{\"type\":\"firewall\"}",
-                        "{\"type\":\"tuning\",\"sysctl\":{\"net.core.somaxconn\":\"512\"},\"dataDir\":\""
-                                + tmp.resolve("tuning") + "\"}"));
+                Path conf = Files.writeString(tmp.resolve("pods.conflist"),
+                        Conflists.podChain(NETWORK, Names.link("warm"), "10.228.0.0/24", tmp));
                 LibcniDriver driver = node.libcni(List.of(Locations.distCniBin()), tmp.resolve("cache"))
                         .withEnv(service.clientEnv());
                 List<TestNetns> pods = new ArrayList<>();

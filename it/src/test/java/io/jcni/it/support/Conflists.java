@@ -36,6 +36,21 @@ public final class Conflists {
                 + "],\"routes\":[" + String.join(",", routes) + "]}";
     }
 
+    /**
+     * A pod network as a node runs it (the chain of issue 25's bursts): bridge {@code bridge} (gateway, ipMasq,
+     * hairpin) with host-local on {@code subnet} and a default route, then portmap (portMappings, snat), firewall and
+     * tuning (somaxconn 512); host-local's and tuning's data under {@code dir}/ipam and {@code dir}/tuning.
+     */
+    public static String podChain(String network, String bridge, String subnet, Path dir) {
+        return list("1.0.0", network,
+                bridge(bridge, ",\"isGateway\":true,\"ipMasq\":true,\"hairpinMode\":true",
+                        hostLocal(dir.resolve("ipam"), List.of(subnet), route("0.0.0.0/0"))),
+                "{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true},\"snat\":true}",
+                "{\"type\":\"firewall\"}",
+                "{\"type\":\"tuning\",\"sysctl\":{\"net.core.somaxconn\":\"512\"},\"dataDir\":\""
+                        + dir.resolve("tuning") + "\"}");
+    }
+
     /** {@code {"dst":DST}}. */
     public static String route(String dst) {
         return "{\"dst\":\"" + dst + "\"}";

@@ -261,14 +261,6 @@ final class PluginService implements AutoCloseable {
         return watched.size();
     }
 
-    /**
-     * Clients' connections in the service, from their hand-over to a call thread to the end of their call (queued,
-     * waiting or running): the warm-up ({@link WarmUp}) runs its own calls only while there are none.
-     */
-    int clientCallsInService() {
-        return clientCalls.get();
-    }
-
     /** A {@link ServiceCall} handed over by the acceptor has ended. */
     void clientCallEnded() {
         lastClientCallEnded = System.nanoTime();

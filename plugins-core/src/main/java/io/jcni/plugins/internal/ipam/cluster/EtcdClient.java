@@ -71,6 +71,10 @@ final class EtcdClient implements AutoCloseable {
         return deadline;
     }
 
+    EtcdConfig config() {
+        return config;
+    }
+
     // ---------------------------------------------------------------------------------------------- the calls
 
     /** {@code Range}: keys in {@code [key, end)} ({@code end} null: just {@code key}). */

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
@@ -90,8 +91,11 @@ final class HttpChannel implements AutoCloseable {
         boolean sent = false;
         try {
             socket.setSoTimeout(remainingMillis(deadline));
-            out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-            out.write(body);
+            // One write, one segment: the server reads the request in one wakeup.
+            byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
+            byte[] request = Arrays.copyOf(headBytes, headBytes.length + body.length);
+            System.arraycopy(body, 0, request, headBytes.length, body.length);
+            out.write(request);
             out.flush();
             sent = true;
             return readResponse(deadline);

@@ -20,8 +20,6 @@ final class ClusterEtcd implements AutoCloseable {
     private long grantedLease;
     /** Requests sent to etcd by this call (its cost in round trips; read by tests). */
     private int requests;
-    /** The last {@link #attempt} returned null because its write went unanswered (it may still be applied). */
-    private boolean unanswered;
 
     ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
         this.etcd = etcd;
@@ -73,7 +71,6 @@ final class ClusterEtcd implements AutoCloseable {
      */
     TxnResult attempt(Txn write, boolean unread) throws IpamException {
         requests++;
-        unanswered = false;
         try {
             return unread ? etcd.txnOrSlow(write) : etcd.txn(write);
         } catch (EtcdException e) {
@@ -82,26 +79,10 @@ final class ClusterEtcd implements AutoCloseable {
                 return null;
             }
             if (e.kind() == EtcdException.Kind.SLOW) {
-                unanswered = true;
                 return null;
             }
             throw failure(e);
         }
-    }
-
-    /** Whether the last {@link #attempt} returned null because its write was not answered in time. */
-    boolean unanswered() {
-        return unanswered;
-    }
-
-    /** The etcd settings of this call. */
-    EtcdConfig config() {
-        return etcd.config();
-    }
-
-    /** When this call's etcd requests must all be done ({@link System#nanoTime()}). */
-    long deadline() {
-        return etcd.deadline();
     }
 
     /** This call's lease of {@code ttlSeconds}, granted on first use. */

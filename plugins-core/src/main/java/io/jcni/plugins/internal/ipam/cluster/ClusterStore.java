@@ -88,25 +88,7 @@ public final class ClusterStore implements IpamStore {
     public List<Allocation> allocate(Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
             OnExisting onExisting) throws IpamException {
         checked(who);
-        String ownerKey = keys.owner(node, who);
-        enter(ownerKey, who);
-        try {
-            undoDoubts(ownerKey);
-            ensureImported();
-            List<Doubt> mine = new ArrayList<>(0);
-            List<Allocation> out = allocateOnce(who, rangeSets, requested, onExisting, mine);
-            // The call ends well: whatever of its writes went unanswered either is this outcome or can no longer
-            // commit while its owner key stands; only their fence is left (for a DEL that removes the owner key).
-            view.settle(ownerKey, mine);
-            return out;
-        } finally {
-            view.exit(ownerKey);
-        }
-    }
-
-    /** The attempts of one ADD; its unanswered writes are added to {@code mine} (and to the view's doubts). */
-    private List<Allocation> allocateOnce(Attachment who, List<RangeSet> rangeSets, List<IpAddress> requested,
-            OnExisting onExisting, List<Doubt> mine) throws IpamException {
+        ensureImported();
         AllocationRead read = view.assumed(requested);
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             if (read == null) {
@@ -123,7 +105,7 @@ public final class ClusterStore implements IpamStore {
             if (!plan.changes) {
                 return plan.out;
             }
-            TxnResult result = send(plan, read, who, requested, mine);
+            TxnResult result = send(plan, read, who, requested);
             if (result != null && result.succeeded) {
                 remember(result.revision, read, plan.registers, plan.beat, plan.claims, plan.out);
                 return plan.out;
@@ -154,11 +136,6 @@ public final class ClusterStore implements IpamStore {
         byte[] beat;
         /** The write changes anything at all. */
         boolean changes;
-        /** The addresses the write takes, their keys, the owner value it writes and the one it replaces. */
-        final List<IpAddress> taken = new ArrayList<>(2);
-        final List<String> takenKeys = new ArrayList<>(2);
-        byte[] ownerValue;
-        byte[] previousOwner;
     }
 
     /**
@@ -184,76 +161,31 @@ public final class ClusterStore implements IpamStore {
             }
             throw e;
         }
-        plan.changes = reserve(who, held, read.owner(), plan) | plan.registers | plan.beat != null;
+        plan.changes = reserve(who, held, plan.out, plan.write) | plan.registers | plan.beat != null;
         return plan;
     }
 
     /**
      * Sends the plan's write, with the reads its failure branch answers (what the next attempt needs: the
-     * attachment's keys and the blocks it touched); null if etcd did not answer. A write whose fate is unknown (not
-     * answered, or an error that does not prove it was not applied) becomes a {@link Doubt} of the view, added to
-     * {@code mine}.
+     * attachment's keys and the blocks it touched); null if etcd did not answer.
      */
-    private TxnResult send(Plan plan, AllocationRead read, Attachment who, List<IpAddress> requested,
-            List<Doubt> mine) throws IpamException {
+    private TxnResult send(Plan plan, AllocationRead read, Attachment who, List<IpAddress> requested)
+            throws IpamException {
         touchedBlocks(read, plan.out, plan.touched, plan.lengths);
         AllocationRead.addOnFailure(plan.write, keys, node, who, requested);
         for (int k = 0; k < plan.touched.size(); k++) {
             blocks.readOnFailure(plan.write, plan.touched.get(k), plan.lengths.get(k));
         }
-        if (read.assumed() && view.hasDoubts()) {
-            // Writes of this view went unanswered lately (etcd may have lost its quorum): prove a quorum with one
-            // linearizable read of this node's liveness key before sending another write blind, so that only the
-            // writes in flight when etcd stopped answering become doubts. Without doubts the write goes alone: one
-            // that is sent blind to a member without quorum and not answered becomes a doubt, undone later.
+        if (read.assumed()) {
+            // Nothing was read for this write, so first one linearizable read (this node's liveness key), which
+            // needs a quorum. Without a quorum a write sent blind waits in a lone member's log and can commit once
+            // the quorum is back, after this call answered code 11: an address that no attachment holds (seen in
+            // ClusterIpamExecTest through the service). The read fails here instead, and nothing is proposed.
             etcd.range(keys.node(node), null, true);
         }
         // From the view nothing else was read: a write that a follower forwarded to a stopped leader is given up
         // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
-        TxnResult result;
-        try {
-            result = etcd.attempt(plan.write, read.assumed());
-        } catch (IpamException e) {
-            // Refused (credentials, permissions, TLS files): etcd's auth store refuses every member alike, so no
-            // attempt of it was applied. Anything else may have been.
-            if (e.reason() != Reason.STORE_REFUSED) {
-                doubt(plan, read, who, mine);
-            }
-            throw e;
-        }
-        if (result == null && etcd.unanswered()) {
-            doubt(plan, read, who, mine);
-        }
-        return result;
-    }
-
-    /** Records the plan's write, whose fate is unknown, as a doubt of the view (if it takes any address). */
-    private void doubt(Plan plan, AllocationRead read, Attachment who, List<Doubt> mine) {
-        if (plan.taken.isEmpty()) {
-            return; // a registration or a liveness refresh alone: harmless if it commits later
-        }
-        Doubt doubt = new Doubt(etcd.config(), keys.registry(), read.registry(), keys.owner(node, who),
-                plan.ownerValue, plan.previousOwner, plan.taken, plan.takenKeys, ClusterKeys.holder(node, who),
-                false);
-        mine.add(doubt);
-        view.doubt(doubt);
-    }
-
-    /** Lets this call of the attachment {@code ownerKey} in once no other of this JVM runs (or fails with code 11). */
-    private void enter(String ownerKey, Attachment who) throws IpamException {
-        if (!view.enter(ownerKey, etcd.deadline())) {
-            throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: another call of container \""
-                    + ClusterEtcd.printable(who.containerId()) + "\" interface \"" + ClusterEtcd.printable(who.ifname())
-                    + "\" in this process did not end in time; try again");
-        }
-    }
-
-    /** Before anything else, a call undoes its attachment's doubts (see {@link DoubtResolver}). */
-    private void undoDoubts(String ownerKey) throws IpamException {
-        List<Doubt> doubts = view.doubts(ownerKey);
-        if (!doubts.isEmpty()) {
-            DoubtResolver.undo(etcd, view, ownerKey, doubts);
-        }
+        return etcd.attempt(plan.write, read.assumed());
     }
 
     /** The read a lost write's failure branch returned, installed in the view, its blocks learned. */
@@ -323,28 +255,20 @@ public final class ClusterStore implements IpamStore {
         view.committed(revision, read.registry(), livenessAfter, blocksAfter, taken);
     }
 
-    /**
-     * Adds to the plan's write the address keys of the new allocations and the owner key naming all ({@code owner}
-     * as read, null if absent); whether any.
-     */
-    private boolean reserve(Attachment who, List<IpAddress> held, Kv owner, Plan plan) {
+    /** Adds to {@code write} the address keys of the new allocations and the owner key naming all; whether any. */
+    private boolean reserve(Attachment who, List<IpAddress> held, List<Allocation> allocations, Txn write) {
         List<IpAddress> all = new ArrayList<>(held);
-        for (Allocation allocation : plan.out) {
+        for (Allocation allocation : allocations) {
             if (!allocation.existing()) {
                 IpAddress ip = allocation.address();
-                String key = keys.ip(ip);
-                plan.write.absent(key).put(key, ClusterKeys.holder(node, who), 0);
-                plan.taken.add(ip);
-                plan.takenKeys.add(key);
+                write.absent(keys.ip(ip)).put(keys.ip(ip), ClusterKeys.holder(node, who), 0);
                 all.add(ip);
             }
         }
         if (all.size() == held.size()) {
             return false;
         }
-        plan.ownerValue = ClusterKeys.ownerValue(all);
-        plan.previousOwner = owner == null ? null : owner.value;
-        plan.write.put(keys.owner(node, who), plan.ownerValue, 0);
+        write.put(keys.owner(node, who), ClusterKeys.ownerValue(all), 0);
         return true;
     }
 
@@ -384,18 +308,7 @@ public final class ClusterStore implements IpamStore {
     @Override
     public List<Reservation> find(Attachment who) throws IpamException {
         checked(who);
-        String ownerKey = keys.owner(node, who);
-        enter(ownerKey, who);
-        try {
-            undoDoubts(ownerKey);
-            ensureImported();
-            return findEntered(who);
-        } finally {
-            view.exit(ownerKey);
-        }
-    }
-
-    private List<Reservation> findEntered(Attachment who) throws IpamException {
+        ensureImported();
         List<Kv> ownerKv = etcd.range(keys.owner(node, who), null, false);
         List<Reservation> out = new ArrayList<>();
         if (ownerKv.isEmpty()) {
@@ -420,17 +333,10 @@ public final class ClusterStore implements IpamStore {
     @Override
     public List<IpAddress> release(Attachment who) throws IpamException {
         checked(who);
-        String ownerKey = keys.owner(node, who);
-        enter(ownerKey, who);
-        try {
-            undoDoubts(ownerKey);
-            ensureImported();
-            List<IpAddress> released = reclaim.releaseOwner(ownerKey, node, who, null);
-            view.released(released);
-            return released;
-        } finally {
-            view.exit(ownerKey);
-        }
+        ensureImported();
+        List<IpAddress> released = reclaim.releaseOwner(keys.owner(node, who), node, who, null);
+        view.released(released);
+        return released;
     }
 
     /**
@@ -439,18 +345,6 @@ public final class ClusterStore implements IpamStore {
      */
     @Override
     public List<Reservation> gc(Collection<Attachment> valid) throws IpamException {
-        // The node's doubts first, each as a call of its attachment would undo it.
-        for (String ownerKey : view.doubted()) {
-            if (!view.enter(ownerKey, etcd.deadline())) {
-                throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: a call of " + ownerKey
-                        + " in this process did not end in time; try again");
-            }
-            try {
-                undoDoubts(ownerKey);
-            } finally {
-                view.exit(ownerKey);
-            }
-        }
         ensureImported();
         List<Reservation> released = reclaim.invalid(valid);
         liveness.heartbeat();

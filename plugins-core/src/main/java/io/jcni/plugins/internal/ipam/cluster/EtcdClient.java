@@ -71,10 +71,6 @@ final class EtcdClient implements AutoCloseable {
         return deadline;
     }
 
-    EtcdConfig config() {
-        return config;
-    }
-
     // ---------------------------------------------------------------------------------------------- the calls
 
     /** {@code Range}: keys in {@code [key, end)} ({@code end} null: just {@code key}). */

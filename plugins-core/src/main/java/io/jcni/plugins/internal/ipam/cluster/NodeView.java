@@ -5,12 +5,8 @@ import io.jcni.plugins.internal.pkg.ipam.ranges.IpAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -33,13 +29,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * more transaction, never a duplicate. A view that says an address is used when it was freed (a DEL by an exec'd call)
  * only makes a block look fuller: when every block looks full, the blocks are read again before a new block is
  * claimed or an address borrowed.
- *
- * <p><b>Doubts, and one call per attachment.</b> The view also holds this JVM's ADD writes whose fate is unknown
- * ({@link Doubt}, at most the writes that were in flight when etcd stopped answering: while any is outstanding, the
- * view's ADDs read before they write), until an undo resolves them ({@link DoubtResolver}); and which attachments have
- * a call (or an undo) running in this JVM ({@link #enter}): the calls of one attachment, and the undo of its doubts,
- * run one at a time. A view with doubts outlives the {@value #MAX_VIEWS} limit (it is not dropped with the others), so
- * that a later call of the same attachment always finds its doubts.
  */
 final class NodeView {
     /** Views kept at most (networks × nodes × etcd clusters a JVM serves); past that the map starts afresh. */
@@ -68,10 +57,6 @@ final class NodeView {
     private long revision;
     private final Map<IpAddress, Usage> usage = new HashMap<>();
     private boolean imported;
-    /** Owner key → the writes of that attachment whose fate is unknown. */
-    private final Map<String, List<Doubt>> doubts = new LinkedHashMap<>();
-    /** Owner keys with a call or an undo running in this JVM. */
-    private final Set<String> busy = new HashSet<>();
 
     /** The view of {@code node} in {@code network} of the etcd cluster and prefix of {@code config}. */
     static NodeView of(EtcdConfig config, String network, String node) {
@@ -83,7 +68,7 @@ final class NodeView {
         NodeView view = VIEWS.get(key);
         if (view == null) {
             if (VIEWS.size() >= MAX_VIEWS) {
-                dropAllButDoubted();
+                VIEWS.clear();
             }
             NodeView fresh = new NodeView();
             view = VIEWS.putIfAbsent(key, fresh);
@@ -92,16 +77,6 @@ final class NodeView {
             }
         }
         return view;
-    }
-
-    /** Drops every view that has no doubt outstanding (those with one stay, until it is resolved). */
-    private static void dropAllButDoubted() {
-        Iterator<NodeView> it = VIEWS.values().iterator();
-        while (it.hasNext()) {
-            if (!it.next().hasDoubts()) {
-                it.remove();
-            }
-        }
     }
 
     /**
@@ -208,101 +183,6 @@ final class NodeView {
             }
             e.setValue(new Usage(u.length, List.copyOf(list), u.revision));
             return;
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------- doubts
-
-    /**
-     * Waits until no other call (or undo) of the attachment {@code ownerKey} runs in this JVM, then counts this one as
-     * running until {@link #exit}; false if {@code deadline} ({@link System#nanoTime()}) passed first or the thread was
-     * interrupted.
-     */
-    synchronized boolean enter(String ownerKey, long deadline) {
-        while (busy.contains(ownerKey)) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            try {
-                wait(Math.max(1, left / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        busy.add(ownerKey);
-        return true;
-    }
-
-    /** {@link #enter} without waiting: false if a call of the attachment runs. */
-    synchronized boolean tryEnter(String ownerKey) {
-        return busy.add(ownerKey);
-    }
-
-    /** The call (or undo) of {@code ownerKey} that {@link #enter} let in has ended. */
-    synchronized void exit(String ownerKey) {
-        busy.remove(ownerKey);
-        notifyAll();
-    }
-
-    /** Records a write whose fate is unknown, and has the JVM's resolver undo it. */
-    void doubt(Doubt doubt) {
-        synchronized (this) {
-            List<Doubt> list = doubts.get(doubt.ownerKey);
-            if (list == null) {
-                list = new ArrayList<>(1);
-                doubts.put(doubt.ownerKey, list);
-            }
-            list.add(doubt);
-        }
-        DoubtResolver.schedule(this);
-    }
-
-    /** Whether any write of this view is in doubt (then ADDs prove a quorum before they write). */
-    synchronized boolean hasDoubts() {
-        return !doubts.isEmpty();
-    }
-
-    /** The doubts of the attachment {@code ownerKey} (a copy; empty if none). */
-    synchronized List<Doubt> doubts(String ownerKey) {
-        List<Doubt> list = doubts.get(ownerKey);
-        return list == null ? List.of() : List.copyOf(list);
-    }
-
-    /** The attachments (owner keys) that have doubts. */
-    synchronized List<String> doubted() {
-        return new ArrayList<>(doubts.keySet());
-    }
-
-    /** These doubts were resolved: their undo was answered. */
-    synchronized void resolved(String ownerKey, List<Doubt> done) {
-        List<Doubt> list = doubts.get(ownerKey);
-        if (list == null) {
-            return;
-        }
-        for (Doubt d : done) {
-            list.remove(d);
-        }
-        if (list.isEmpty()) {
-            doubts.remove(ownerKey);
-        }
-    }
-
-    /**
-     * The call that recorded {@code mine} ended well (it committed, or found its write applied): they keep only their
-     * fence, and undo nothing.
-     */
-    synchronized void settle(String ownerKey, List<Doubt> mine) {
-        List<Doubt> list = doubts.get(ownerKey);
-        if (list == null) {
-            return;
-        }
-        for (Doubt d : mine) {
-            int at = list.indexOf(d);
-            if (at >= 0) {
-                list.set(at, d.settled());
-            }
         }
     }
 }

@@ -50,10 +50,11 @@
  *  the same txn, with [block/B absent, put block/B, affinity/A/B] for a claim and [put networks, networks
  *  unchanged] for a registration
  * </pre>
- * So an ADD is one etcd transaction in the plugin service (or any JVM that hosts the plugin for many calls, through
+ * So an ADD is one etcd transaction, after one linearizable read of the node's liveness key that proves a quorum
+ * (a write sent blind to a member without one can commit after its call answered code 11), in the plugin service (or any JVM that hosts the plugin for many calls, through
  * {@code Plugins.inProcess()}) whenever the node's view has a free address in the node's blocks, and three (read,
  * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
- freely. The view ({@code NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess
+ * freely. The view ({@code NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess
  * of where a free address is: the write compares every key the guess rests on, and {@code ip/X absent} is what
  * makes an address unique, exactly as without it. What the view never does: answer an error or an existing
  * reservation (a repeated ADD, a full range, a requested address taken: the attempt reads first), read anything
@@ -64,40 +65,6 @@
  * stopped leader is not yet replaced, a follower forwards a write to it and nothing proposes it again, where a read
  * waits for the election. Plain-HTTP connections are kept between calls ({@code IdleChannels}); TLS ones are opened
  * per call.
- *
- * <h2>Writes in doubt: the warm ADD without a read before it</h2>
- * A write sent blind can reach a member without quorum and sit in its log (or, forwarded, in a stopped leader's
- * socket buffer), then commit once the quorum is back, after its call answered code 11: an address held by an
- * attachment whose ADD failed. The exec'd plugin reads before it writes, so without quorum it fails before it sends
- * anything. The warm path does not read; instead a write whose fate is unknown (not answered in time, a connection
- * that failed after it was sent, an error answer other than a refusal of the credentials) is recorded in the JVM as a
- * <em>doubt</em> ({@code Doubt}: the attachment, its address keys and owner key with the values the write would have
- * left, and the owner's value before), and undone ({@code DoubtResolver}):
- * <ol>
- *   <li><b>Fence.</b> The registry key is written again with the value it holds (a compare of its mod revision).
- *       Every ADD write compares the registry's mod revision as it read it, so a doubtful write that raft orders
- *       after the fence fails its compare, wherever it waited: from then on it can never be applied.</li>
- *   <li><b>Removal.</b> One transaction deletes the doubt's address keys and its owner key (or puts the owner back as
- *       it was) if and only if they still hold exactly the values the write would have put. A write applied before
- *       the fence is removed here (unless a DEL already removed it); one that was not never will be. The doubt is
- *       resolved once this is answered, whether it removed anything or not.</li>
- * </ol>
- * Who undoes: the next call (ADD, DEL, CHECK) of the same attachment in this JVM, synchronously and before anything
- * else, and GC for all of its node's doubts first; otherwise one daemon thread of the JVM, which retries every 0.1 to
- * 2 s (growing while etcd does not answer) until every doubt is resolved, then ends. The calls of one attachment and
- * the undo of its doubts run one at a time in the JVM ({@code NodeView.enter}), so a repeated ADD of the container is
- * never handed an address its undo then deletes. While any doubt of a view is outstanding, that view's ADDs prove a
- * quorum first (one linearizable read of the node's liveness key, as every warm ADD did before), so only the writes in
- * flight when etcd stopped answering become doubts. A call that ends well after one of its writes went unanswered (a
- * retry committed, or read the write applied) keeps only the fence of that doubt. The fence costs every warm view of
- * the prefix one failed compare (then a read), once per undo.
- *
- * <p>What this does not cover. A JVM that dies with doubts outstanding (the service killed during an etcd outage)
- * loses them: a doubtful write that commits later leaves a complete reservation (address and owner key together),
- * which the runtime's DEL of the failed ADD, or a CNI GC that does not list the attachment, releases, as for a plugin
- * killed mid-call. And the removal compares values, not who wrote them: an exec'd call of the same container and
- * interface on the same node that commits the same address between the fence and the removal (while the service holds
- * the doubt; normally the runtime's calls of a node all go through the service) would lose it.
  *
  * <p>No lock is held across the network: two nodes that pick the same address both send their transaction, etcd
  * applies the first, the second's {@code ip/X absent} fails and it retries from the reads its failure returned (each
@@ -140,8 +107,7 @@
  * leader", "request timed out" and gRPC Unavailable move on to the next endpoint, round after round, until the
  * deadline; an endpoint that failed is tried last for 30 s by every call of the JVM (the plugin service's). With one
  * member of three down or stopped, ADD and DEL go on, the first call to meet the stopped member paying one
- * {@code dialTimeoutSeconds}; without quorum a call fails with code 11 at the deadline: exec'd, it has sent no write;
- * through a warm view, what its unanswered write may leave is undone once etcd answers again (Writes in doubt, above).
+ * {@code dialTimeoutSeconds}; without quorum a call fails with code 11 at the deadline and has written nothing.
  * Wrong credentials, permission denied or TLS files that fail are code 7, a key of this plugin that cannot be read
  * (a corrupted registry, owner or address key) code 100 naming the key; neither changes anything in etcd.
  *

@@ -113,7 +113,8 @@ class ClusterIpamViewTest {
         assertThat(cold.requests()).as("after a registration the view reads: read, its block, the write")
                 .isEqualTo(3);
         Added warm = add(service("warm", "node-a", 26, 3600), "c2", sets);
-        assertThat(warm.requests()).as("a warm view without doubts: the write alone").isEqualTo(1);
+        assertThat(warm.requests()).as("a warm view: the quorum read of its liveness key, then the write")
+                .isEqualTo(2);
         Added execd = add(execd("warm", "node-a", 26, 3600), "c3", sets);
         assertThat(execd.requests()).as("an exec'd call, as before the view: read, its block, the write")
                 .isEqualTo(3);

@@ -42,21 +42,5 @@ flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 # linked, and method profiles, so that its first calls are not those of a cold JVM. AOTReplayTraining stays on here (the
 # JIT compiles from the training's profiles early: the service lives long enough to use them); adapter caching is off
 # as in the launchers (JDK-8364929).
-#
-# Its first calls (issue 25) are slow because the JIT is still at work, not because they run more code: in calls 2-20
-# of a fresh service the call thread ran 6-8 ms of CPU per bridge ADD and waited another 2.5-4 ms for a core, taken by
-# the compiler threads (C1 + C2 ran 9-13 ms per call then, on two cores). Hence:
-# - the service puts its compiler threads under SCHED_IDLE at start (CompilerThreads), so that they compile in the
-#   CPU time the calls (and the node's other processes) leave; -UseDynamicNumberOfCompilerThreads starts them all
-#   at once, so none appears later with the default policy.
-# - CompileThresholdScaling=0.3: a method is compiled after a third of the invocations and loops it needs by
-#   default, so the calls reach compiled code sooner. 0.1 was no faster in calls 2-100 and its C2 ran 5.6 s of CPU in
-#   the first 400 calls (0.3: 2.0 s; the default: 1.0 s).
-# Measured (compare.sh's cold suite, this build's service and the build before side by side in one run, 4 fresh
-# services each, Go's exec'd ADD interleaved): bridge ADD median of calls 2-20 7.04 ms against 9.52 (0.68x and 0.90x
-# Go's), of calls 21-100 5.02 against 5.44 ms (0.50x, 0.55x); Go's own ADD beside them 10.3 and 10.6 ms. Once warm
-# (2,000 pairs, then 300 ADD/DEL pairs alternating between the two services) ADD 0.96x the build before (95 % CI
-# 0.93-0.99), DEL 1.02x (1.00-1.06). The cost: more compiled code, the service's RSS after 2,000 pairs 100-105 MiB
-# against 81.
-service_flags="-XX:CompileThresholdScaling=0.3 -XX:-UseDynamicNumberOfCompilerThreads -XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
+service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
 service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain

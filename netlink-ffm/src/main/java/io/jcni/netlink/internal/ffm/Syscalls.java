@@ -92,23 +92,6 @@ public final class Syscalls {
         }
     }
 
-    /**
-     * {@code sched_setscheduler(tid, SCHED_IDLE, {0})}: thread {@code tid} of this process runs only on CPU time
-     * nothing else wants. Lowering a thread's policy needs no privilege.
-     */
-    public static void schedIdle(int tid) {
-        try (Arena arena = NativeMemory.confined()) {
-            MemorySegment state = arena.allocate(NativeAccess.stateSize());
-            MemorySegment param = arena.allocate(4, 4);
-            long r = NativeAccess.syscall(state, Sysno.sched_setscheduler, tid, LibcH.SCHED_IDLE, param.address(), 0,
-                    0, 0);
-            if (r < 0) {
-                throw new NetlinkException("sched_setscheduler SCHED_IDLE thread " + tid, NativeAccess.errno(state),
-                        null);
-            }
-        }
-    }
-
     /** {@code ioctl(fd, request, 0)} returning the call's non-negative result. */
     public static int ioctl(int fd, long request, String what) {
         return (int) call("ioctl " + what, Sysno.ioctl, fd, request, 0);

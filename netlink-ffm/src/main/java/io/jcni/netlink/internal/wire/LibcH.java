@@ -1,8 +1,7 @@
 package io.jcni.netlink.internal.wire;
 
 /** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>},
- *  {@code <linux/magic.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), sched_setscheduler(2), nsfs ioctl and
- *  fstatfs(2) constants.
+ *  {@code <linux/magic.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl and fstatfs(2) constants.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class LibcH {
     private LibcH() {}
@@ -31,8 +30,6 @@ public final class LibcH {
     public static final int CLONE_NEWNET = 1073741824;
     /** sched.h: the filesystem information (root, working directory, umask) of a thread. */
     public static final int CLONE_FS = 512;
-    /** sched.h: the policy of threads that run only when nothing else on their CPU wants to (sched(7)). */
-    public static final int SCHED_IDLE = 5;
     public static final int NS_GET_NSTYPE = 46851;
     /** {@code f_type} of a file on nsfs, where namespace files ({@code /proc/PID/ns/net}, their bind mounts) live. */
     public static final int NSFS_MAGIC = 0x6e736673;

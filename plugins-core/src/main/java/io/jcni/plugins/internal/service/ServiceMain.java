@@ -103,7 +103,6 @@ public final class ServiceMain {
         try {
             String buildId = buildId();
             Netlink.checkAvailable();
-            CompilerThreads.idle(log);
             Netlink.prepareInBackground();
             UnixSocket inherited = inheritedSocket();
             Path socket = options.socket != null ? options.socket : defaultSocket();

@@ -70,6 +70,7 @@ class NetfilterChainTest {
         Attachment second = withPorts("chain-b", mapping(8081, 80, "tcp", null));
         JsonNode resultA = libcni.add(conf, a.path(), first).answer();
         JsonNode resultB = libcni.add(conf, b.path(), second).answer();
+        world.awaitBridgeAddresses();
         Map<String, String> seen = new LinkedHashMap<>();
         seen.put("addresses", IpText.format(address(resultA, false)) + " " + IpText.format(address(resultB, false)));
         for (InetAddress host : new InetAddress[] {HOST_V4, HOST_V6}) {

@@ -52,6 +52,7 @@ class PortmapInteropTest {
 
     /** Everything reachable through the published ports, in a fixed order, with the address each server saw. */
     static Map<String, String> reachability(PortmapWorld world, TestNetns container, JsonNode result) {
+        world.awaitBridgeAddresses();
         Map<String, String> seen = new LinkedHashMap<>();
         InetAddress gateway4 = InetAddress.ofLiteral("10.222.8.1");
         for (InetAddress host : new InetAddress[] {HOST_V4, HOST_V6}) {

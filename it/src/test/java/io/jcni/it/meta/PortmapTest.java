@@ -58,6 +58,7 @@ class PortmapTest {
         Attachment attachment = withPorts("pm-one", mapping(8080, 80, "tcp", null), mapping(5353, 53, "udp", null),
                 mapping(8443, 443, "tcp", "172.31.250.1"), mapping(9443, 443, "tcp", "fd00:250::1"));
         JsonNode result = libcni.add(conf, container.path(), attachment).answer();
+        world.awaitBridgeAddresses();
 
         for (InetAddress host : List.of(HOST_V4, HOST_V6)) {
             InetAddress clientAddress = host == HOST_V4 ? CLIENT_V4 : CLIENT_V6;
@@ -145,6 +146,7 @@ class PortmapTest {
         JsonNode result = libcni.add(conf, container.path(), attachment).answer();
         InetAddress gateway4 = ip("10.222.2.1");
         InetAddress gateway6 = ip("fd22:2::1");
+        world.awaitBridgeAddresses();
 
         Seen hairpin = Traffic.tcp(container, container, HOST_V4, 8080, 80);
         assertThat(hairpin.reached()).as("hairpin over IPv4").isTrue();
@@ -195,6 +197,7 @@ class PortmapTest {
         Attachment second = withPorts("pm-b", mapping(8081, 80, "tcp", null), mapping(8082, 81, "udp", null));
         libcni.add(conf, a.path(), first).answer();
         libcni.add(conf, b.path(), second).answer();
+        world.awaitBridgeAddresses();
 
         assertThat(Traffic.tcp(world.client, a, HOST_V4, 8080, 80).reached()).isTrue();
         assertThat(Traffic.tcp(world.client, b, HOST_V4, 8081, 80).reached()).isTrue();

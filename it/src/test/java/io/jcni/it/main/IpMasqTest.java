@@ -15,6 +15,7 @@ import io.jcni.it.support.Traffic;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import io.jcni.runtime.CniRuntime;
 import io.jcni.runtime.CniRuntimeException;
@@ -188,17 +189,6 @@ class IpMasqTest {
         assertThat(driver.del(conf, c2.path(), a2).answer()).isEmpty();
     }
 
-    /** Waits (at most 10 s) until no address in the test host is tentative (duplicate address detection over). */
-    private void awaitNoTentativeAddress() throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        String tentative;
-        while (!(tentative = world.host.exec("ip", "-6", "-o", "addr", "show", "tentative").requireSuccess().stdout()
-                .strip()).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(tentative).as("addresses still tentative in the host after 10 s").isEmpty();
-    }
-
     @ParameterizedTest(name = "cniVersion {0}")
     @ValueSource(strings = {"0.4.0", "1.0.0"})
     void ptpMasqueradesToo(String version) throws Exception {
@@ -213,7 +203,7 @@ class IpMasqTest {
         // ptp puts the container's IPv6 gateway on the host end, where the kernel runs duplicate address detection
         // (as with Go's ptp, which settles only the container's side): until it ends, the container's packets find no
         // gateway. The probe waits for it (what this test checks is the masquerade, not how soon IPv6 is usable).
-        awaitNoTentativeAddress();
+        world.host.awaitNoTentativeAddresses(Duration.ofSeconds(10));
         assertThat(Traffic.tcpSourceSeen(c1, peer, ip("fd18::2"))).contains(ip("fd18::1"));
         assertThat(comments(masqRules())).hasSize(2).allMatch(c -> c.endsWith("id: masq-ptp"));
         assertThat(driver.check(conf, c1.path(), a1).answer()).isEmpty();

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -126,30 +127,14 @@ final class PortmapWorld implements AutoCloseable {
     }
 
     /**
-     * Waits (at most 10 s) until no IPv6 address of the world's bridge is tentative. The first ADD on a bridge gives
-     * it its gateway addresses, and until their duplicate address detection ends (1 to 2.5 s measured here) the bridge
+     * Waits (at most 10 s) until no IPv6 address in the world's host is tentative. The first ADD on a bridge gives it
+     * its gateway addresses, and until their duplicate address detection ends (1 to 2.5 s measured here) the bridge
      * answers nothing for them, so IPv6 traffic through it is lost; the bridge plugin returns before that. A check of
      * the published ports right after the ADD then measured this timing, not the ports (seen once in CI: "tcp to
      * fd00:250::1:8080" not reached within its 3 s connect timeout).
      */
     void awaitBridgeAddresses() {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            String tentative = host.exec("ip", "-6", "addr", "show", "dev", bridge, "tentative").requireSuccess()
-                    .stdout();
-            if (tentative.isBlank()) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the bridge's IPv6 addresses are still tentative after 10 s: " + tentative);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
+        host.awaitNoTentativeAddresses(Duration.ofSeconds(10));
     }
 
     /** {@code nft list ruleset} in the host, as text. */

@@ -72,6 +72,31 @@ public final class TestHost implements AutoCloseable {
         return netns.exec(command);
     }
 
+    /**
+     * Waits (at most {@code limit}) until no IPv6 address in this host is tentative, its duplicate address detection
+     * over: until then the kernel answers nothing for the address (and adds its local route only after), 1 to 2.5 s
+     * after a link or an address appears on this machine kind.
+     */
+    public void awaitNoTentativeAddresses(Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (true) {
+            String tentative = exec("ip", "-6", "-o", "addr", "show", "tentative").requireSuccess().stdout();
+            if (tentative.isBlank()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("IPv6 addresses still tentative after " + limit.toSeconds() + " s in " + this
+                        + ": " + tentative.strip());
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+        }
+    }
+
     /** {@code command} prefixed so that it runs in this host: {@code ip netns exec NAME command...}. */
     public List<String> command(List<String> command) {
         var full = new ArrayList<>(List.of("ip", "netns", "exec", netns.name()));

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -31,7 +32,7 @@ public record NodeState(TreeSet<String> lines) {
      * routes only then; a snapshot taken earlier would see them appear later, as if made by someone else).
      */
     public static NodeState read(TestHost host, Path... stateDirs) {
-        awaitNoTentativeAddresses(host);
+        host.awaitNoTentativeAddresses(Duration.ofSeconds(6));
         TreeSet<String> lines = new TreeSet<>();
         for (IpLink link : host.kernel().links()) {
             lines.add("link " + link.name() + " kind=" + link.kind() + " master=" + link.master());
@@ -55,21 +56,6 @@ public record NodeState(TreeSet<String> lines) {
             files(dir, lines);
         }
         return new NodeState(lines);
-    }
-
-    private static void awaitNoTentativeAddresses(TestHost host) {
-        for (int i = 0; i < 300; i++) {
-            if (host.exec("ip", "-6", "-o", "addr", "show", "tentative").requireSuccess().stdout().isBlank()) {
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
-        throw new AssertionError("IPv6 addresses still tentative after 6 s in " + host);
     }
 
     /** Each rule, set element and chain line of {@code nft list ruleset}, prefixed with its table and chain. */

@@ -41,6 +41,41 @@ final class ClusterEtcd implements AutoCloseable {
         return call(new Txn().range(from, end, keysOnly, 0)).range(0);
     }
 
+    /**
+     * Returns once a linearizable read sent after this call began was answered: this call's own read of {@code key}
+     * (keys only), or one that another call of this JVM sent through {@code shared} for both. Throws what this call's
+     * own read would have thrown.
+     */
+    void quorum(QuorumRead shared, String key) throws IpamException {
+        Txn read = new Txn().range(key, null, true, 0);
+        try {
+            shared.await(new QuorumRead.Caller() {
+                @Override
+                public void read() throws EtcdException {
+                    requests++;
+                    etcd.txn(read);
+                }
+
+                @Override
+                public long deadline() {
+                    return etcd.deadline();
+                }
+
+                @Override
+                public EtcdException timedOut(String why) {
+                    return etcd.timedOut(why);
+                }
+            });
+        } catch (EtcdException e) {
+            throw failure(e);
+        }
+    }
+
+    /** The configuration of this call's client. */
+    EtcdConfig config() {
+        return etcd.config();
+    }
+
     /** The keys under {@code prefix}. */
     List<Kv> prefix(String prefix, boolean keysOnly) throws IpamException {
         return range(prefix, EtcdClient.prefixEnd(prefix), keysOnly);

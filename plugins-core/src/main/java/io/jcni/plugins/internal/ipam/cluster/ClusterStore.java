@@ -35,7 +35,8 @@ import java.util.SplittableRandom;
  * the operations of {@link IpamStore} over them.
  *
  * <p>One instance serves one plugin call (its {@link EtcdClient} carries the call's deadline). Not thread-safe; the
- * {@link NodeView} it shares with the JVM's other calls is.
+ * {@link NodeView} it shares with the JVM's other calls is, and so is the {@link QuorumRead} (in the view) through
+ * which this node's concurrent warm ADDs share the read that precedes their write.
  */
 public final class ClusterStore implements IpamStore {
     /** Writes that lose a race are retried from a fresh read this many times (each loss means another call won). */
@@ -180,8 +181,10 @@ public final class ClusterStore implements IpamStore {
             // Nothing was read for this write, so first one linearizable read (this node's liveness key), which
             // needs a quorum. Without a quorum a write sent blind waits in a lone member's log and can commit once
             // the quorum is back, after this call answered code 11: an address that no attachment holds (seen in
-            // ClusterIpamExecTest through the service). The read fails here instead, and nothing is proposed.
-            etcd.range(keys.node(node), null, true);
+            // ClusterIpamExecTest through the service). The read fails here instead, and nothing is proposed. Its
+            // answer is not used, so this node's concurrent ADDs share it: any read sent after this call began
+            // proves the quorum for it as well (QuorumRead).
+            etcd.quorum(view.quorumRead(etcd.config()), keys.node(node));
         }
         // From the view nothing else was read: a write that a follower forwarded to a stopped leader is given up
         // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.

@@ -71,6 +71,16 @@ final class EtcdClient implements AutoCloseable {
         return deadline;
     }
 
+    EtcdConfig config() {
+        return config;
+    }
+
+    /** The failure of a call whose deadline passed: {@code why} says what it was waiting for. */
+    EtcdException timedOut(String why) {
+        return new EtcdException(Kind.UNAVAILABLE, "etcd did not answer within " + config.requestTimeoutSeconds()
+                + " s (requestTimeoutSeconds): " + why);
+    }
+
     // ---------------------------------------------------------------------------------------------- the calls
 
     /** {@code Range}: keys in {@code [key, end)} ({@code end} null: just {@code key}). */
@@ -189,8 +199,7 @@ final class EtcdClient implements AutoCloseable {
                     + call.lastFailure);
         }
         if (now - deadline > 0) {
-            throw new EtcdException(Kind.UNAVAILABLE, "etcd did not answer within "
-                    + config.requestTimeoutSeconds() + " s (requestTimeoutSeconds): " + call.lastFailure);
+            throw timedOut(call.lastFailure);
         }
     }
 

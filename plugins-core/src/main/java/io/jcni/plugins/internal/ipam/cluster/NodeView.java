@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p><b>Process-wide state, on purpose</b> (a service-lifetime cache, as {@code EtcdClient}'s list of failing
  * endpoints): one view per etcd endpoints, prefix, network and node, at most {@value #MAX_VIEWS} of them (past that
- * all are dropped and read again). Every method is synchronized; what a call works on is a copy ({@link #assumed}).
+ * all are dropped and read again). Every method on the view is synchronized; what a call works on is a copy ({@link
+ * #assumed}). It also holds the node's {@link QuorumRead}s, so that only calls on the same node and network share one.
  *
  * <p><b>Nothing here is trusted for uniqueness.</b> An address is handed out only by a transaction that compares its
  * key absent, as without the view. The view only chooses what to try, and the transaction that commits the
@@ -57,6 +58,12 @@ final class NodeView {
     private long revision;
     private final Map<IpAddress, Usage> usage = new HashMap<>();
     private boolean imported;
+
+    /**
+     * The quorum reads this node's warm ADDs share ({@link QuorumRead}), one per TLS and credentials files: a call
+     * counts only on a read that it would have sent itself, the same request with the same identity.
+     */
+    private final ConcurrentHashMap<String, QuorumRead> quorumReads = new ConcurrentHashMap<>(2);
 
     /** The view of {@code node} in {@code network} of the etcd cluster and prefix of {@code config}. */
     static NodeView of(EtcdConfig config, String network, String node) {
@@ -154,6 +161,21 @@ final class NodeView {
     synchronized void forget() {
         known = false;
         usage.clear();
+    }
+
+    /** The quorum read shared by this node's warm ADDs that reach etcd as {@code config} says. */
+    QuorumRead quorumRead(EtcdConfig config) {
+        String access = new StringBuilder().append(config.certFile()).append('\n').append(config.keyFile())
+                .append('\n').append(config.trustedCaFile()).append('\n').append(config.credentialsFile()).toString();
+        QuorumRead read = quorumReads.get(access);
+        if (read == null) {
+            QuorumRead fresh = new QuorumRead();
+            read = quorumReads.putIfAbsent(access, fresh);
+            if (read == null) {
+                read = fresh;
+            }
+        }
+        return read;
     }
 
     synchronized boolean imported() {

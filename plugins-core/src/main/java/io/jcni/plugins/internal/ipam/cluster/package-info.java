@@ -54,7 +54,14 @@
  * (a write sent blind to a member without one can commit after its call answered code 11), in the plugin service (or any JVM that hosts the plugin for many calls, through
  * {@code Plugins.inProcess()}) whenever the node's view has a free address in the node's blocks, and three (read,
  * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
- * freely. The view ({@code NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess
+ * freely. The node's concurrent ADDs in one JVM share that read ({@code QuorumRead}, kept with the node's view). Its
+ * answer is not used, and a linearizable read sent after a call began proves the quorum for that call as well as its
+ * own would; one sent before does not. So a call that finds a read in flight waits for the next, which one of those
+ * waiting sends as soon as the one in flight ends: one read for each such round of calls instead of one per call, and
+ * a call waits at most for the end of the read in flight and one read. Each call still gets what its own read would
+ * have given it: the same errors (code 11 without a quorum) and never a wait past its own deadline; a read that
+ * failed only because its sender's deadline passed is sent again for those with time left. The view ({@code
+ * NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess
  * of where a free address is: the write compares every key the guess rests on, and {@code ip/X absent} is what
  * makes an address unique, exactly as without it. What the view never does: answer an error or an existing
  * reservation (a repeated ADD, a full range, a requested address taken: the attempt reads first), read anything
@@ -66,7 +73,8 @@
  * waits for the election. Plain-HTTP connections are kept between calls ({@code IdleChannels}); TLS ones are opened
  * per call.
  *
- * <p>No lock is held across the network: two nodes that pick the same address both send their transaction, etcd
+ * <p>No lock is held across the network (the calls that wait for a shared quorum read wait for its answer, and no
+ * lock is held while it is sent): two nodes that pick the same address both send their transaction, etcd
  * applies the first, the second's {@code ip/X absent} fails and it retries from the reads its failure returned (each
  * lost race means another call won, so the cluster as a whole always progresses; a call gives up after 400 lost
  * races or at its deadline, with code 11). The address key and the owner key are created in the same transaction, and

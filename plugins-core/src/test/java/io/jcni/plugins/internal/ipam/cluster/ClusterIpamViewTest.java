@@ -126,6 +126,48 @@ class ClusterIpamViewTest {
         assertThat(held("warm")).containsExactlyInAnyOrder("c0", "c1", "c2", "c3", "c4");
     }
 
+    /**
+     * Warm ADDs of one node at once: each gets its own address, and some of them send only their write, having
+     * counted on a quorum read another call sent after they asked ({@link QuorumRead}; without it every warm ADD
+     * sends two requests).
+     */
+    @Test
+    void concurrentWarmAddsOfANodeShareTheQuorumRead() throws Exception {
+        List<RangeSet> sets = sets("10.94.0.0/24");
+        add(service("shared", "node-a", 26, 3600), "r0", sets); // registers the network
+        add(service("shared", "node-a", 26, 3600), "r1", sets); // reads: the view is warm from here
+        int threads = 8;
+        int each = 10;
+        List<Added> added = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<List<Added>>> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int worker = t;
+                workers.add(pool.submit(() -> {
+                    List<Added> mine = new ArrayList<>();
+                    for (int i = 0; i < each; i++) {
+                        mine.add(add(service("shared", "node-a", 26, 3600), "w" + worker + "-" + i, sets));
+                    }
+                    return mine;
+                }));
+            }
+            for (Future<List<Added>> w : workers) {
+                added.addAll(w.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        Set<String> ips = new HashSet<>();
+        int writeOnly = 0;
+        for (Added a : added) {
+            assertThat(ips.add(a.ip())).as("duplicate %s", a.ip()).isTrue();
+            writeOnly += a.requests() == 1 ? 1 : 0;
+        }
+        assertThat(held("shared")).hasSize(2 + threads * each);
+        assertThat(writeOnly).as("ADDs that sent only their write, of %d", added.size()).isPositive();
+    }
+
     @Test
     void aStaleViewCostsARetryNotADuplicateAndAFullRangeIsAnsweredFromEtcd() throws Exception {
         // A /28 in one block of /28: 13 addresses (.2 to .14).

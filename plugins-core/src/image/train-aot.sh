@@ -36,15 +36,12 @@ logs=$place/logs
 mkdir "$work" "$logs"
 netns=
 pods_netns=
-etcd_pid=
+# shellcheck source=etcd-member.sh
+. "$(dirname "$0")/etcd-member.sh"
 # Removes a namespace with what still runs in it (a process keeps an unmounted namespace, and its links, alive).
 drop_netns() {
     for pid in $(ip netns pids "$1" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
     ip netns delete "$1" 2>/dev/null || true
-}
-stop_etcd() {
-    if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; fi
-    etcd_pid=
 }
 cleanup() {
     [ -z "$pods_netns" ] || drop_netns "$pods_netns"
@@ -60,26 +57,9 @@ trap 'exit 143' TERM
 
 # cluster-ipam trains against a real etcd member (Debian's etcd-server, from scripts/setup) on loopback ports of its
 # own, with its data beside the work dir; without etcd only its error path is trained (and the build says so).
-if command -v etcd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
-    for attempt in 1 2 3 4 5; do
-        port=$(( 20000 + ($$ * 7 + attempt * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 30000 ))
-        etcd --name aot --data-dir "$place/etcd" --listen-client-urls "http://127.0.0.1:$port" \
-            --advertise-client-urls "http://127.0.0.1:$port" --listen-peer-urls "http://127.0.0.1:$((port + 1))" \
-            --initial-advertise-peer-urls "http://127.0.0.1:$((port + 1))" \
-            --initial-cluster "aot=http://127.0.0.1:$((port + 1))" --log-level error --unsafe-no-fsync \
-            > "$logs/etcd.log" 2>&1 &
-        etcd_pid=$!
-        for _ in $(seq 50); do
-            if curl -sf -m 1 -X POST -d '{"key":"AA=="}' "http://127.0.0.1:$port/v3/kv/range" >/dev/null 2>&1; then
-                JCNI_AOT_ETCD=http://127.0.0.1:$port; export JCNI_AOT_ETCD
-                break 2
-            fi
-            kill -0 "$etcd_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        stop_etcd
-        rm -rf "$place/etcd"
-    done
+start_etcd aot "$place/etcd" "$logs/etcd.log"
+if [ -n "$etcd_url" ]; then
+    JCNI_AOT_ETCD=$etcd_url; export JCNI_AOT_ETCD
 fi
 [ -n "${JCNI_AOT_ETCD-}" ] || say "no etcd for the AOT training: cluster-ipam is trained on its error path only"
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1; then

@@ -12,12 +12,12 @@
 # IPAM -> portmap with a hostPort -> firewall -> tuning) and containerd's loopback, ADD then CHECK then DEL, for pods
 # started several at once as a rollout does (so that the service's concurrent paths run as well), in two rounds; then
 # VERSION of every plugin type. With etcd (a member of its own in this namespace), the same on a network of bridge +
-# cluster-ipam, and cluster-ipam called alone as a main plugin delegates to it: a node of cluster_sim's, so that a
-# fresh service's cluster-ipam calls start from the cache's classes and profiles too. Every pod is an interface of
-# its own (eth<i>, net<i>) in one container namespace (hence no default route: the pods would each add one there). The service's own warm-up (WarmUp: a default network's bridge +
-# host-local ADD/DEL with a default route, and the pod chain, in namespaces of its own) runs meanwhile, yielding to
-# these calls; the training waits for it to end before it stops the service, so that the cache holds its classes and
-# profiles too (what a fresh service's first calls run).
+# cluster-ipam, and cluster-ipam called alone as a main plugin delegates to it: a node of cluster_sim's, so that a fresh
+# service's cluster-ipam calls start from the cache's classes and profiles too. Every pod is an interface of its own
+# (eth<i>, net<i>) in one container namespace (hence no default route: the pods would each add one there). The service's
+# own warm-up (WarmUp: a default network's bridge + host-local ADD/DEL with a default route, and the pod chain, in
+# namespaces of its own) runs meanwhile, yielding to these calls; the training waits for it to end before it stops the
+# service, so that the cache holds its classes and profiles too (what a fresh service's first calls run).
 # Everything it makes is inside the two namespaces and the work dir, which train-aot.sh removes, with every process
 # still in the namespaces.
 set -eu
@@ -36,11 +36,8 @@ socket=$work/svc/plugins.sock
 # shellcheck disable=SC2086
 "$java" $flags -XX:AOTCacheOutput="$output" -m "$main" --socket "$socket" > "$work/svc-service.log" 2>&1 &
 service=$!
-etcd_pid=
-stop_etcd() {
-    if [ -n "$etcd_pid" ]; then kill -9 "$etcd_pid" 2>/dev/null || true; wait "$etcd_pid" 2>/dev/null || true; fi
-    etcd_pid=
-}
+# shellcheck source=etcd-member.sh
+. "$(dirname "$0")/etcd-member.sh"
 stop() {
     kill "$service" 2>/dev/null || true
     wait "$service" 2>/dev/null || true
@@ -57,25 +54,7 @@ done
 [ -z "$container" ] || ip link set lo up
 # cluster-ipam's calls train against an etcd member of their own in this namespace (the image build's member listens
 # on the host's loopback, which this namespace does not reach); without etcd they are left out, and the build says so.
-etcd_url=
-if [ -n "$container" ] && command -v etcd >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
-    port=$(( 20000 + ($$ * 13 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 30000 ))
-    etcd --name aot-svc --data-dir "$work/svc-etcd" --listen-client-urls "http://127.0.0.1:$port" \
-        --advertise-client-urls "http://127.0.0.1:$port" --listen-peer-urls "http://127.0.0.1:$((port + 1))" \
-        --initial-advertise-peer-urls "http://127.0.0.1:$((port + 1))" \
-        --initial-cluster "aot-svc=http://127.0.0.1:$((port + 1))" --log-level error --unsafe-no-fsync \
-        > "$work/svc-etcd.log" 2>&1 &
-    etcd_pid=$!
-    for _ in $(seq 100); do
-        if curl -sf -m 1 -X POST -d '{"key":"AA=="}' "http://127.0.0.1:$port/v3/kv/range" >/dev/null 2>&1; then
-            etcd_url=http://127.0.0.1:$port
-            break
-        fi
-        kill -0 "$etcd_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -n "$etcd_url" ] || { cat "$work/svc-etcd.log" >&2; stop_etcd; }
-fi
+[ -z "$container" ] || start_etcd aot-svc "$work/svc-etcd" "$work/svc-etcd.log"
 [ -z "$container" ] || [ -n "$etcd_url" ] || say "no etcd: the service is trained without cluster-ipam's calls"
 cat > "$work/svc-net.d/10-pods.conflist" <<CONF
 {"cniVersion":"1.0.0","name":"jcni-aot-pods","plugins":[
@@ -91,12 +70,12 @@ CONF
 
 # A network on cluster-ipam, as cluster_sim's nodes have (its pods' interfaces beside the other network's, in the same
 # container namespace, hence no routes).
+cluster_ipam_conf='{"type":"cluster-ipam","nodeName":"aot","ranges":[[{"subnet":"10.96.0.0/24"}]],'\
+'"etcd":{"endpoints":["'"$etcd_url"'"],"prefix":"/jcni-aot-svc"}}'
 if [ -n "$etcd_url" ]; then
     cat > "$work/svc-net.d/30-cluster.conflist" <<CONF
 {"cniVersion":"1.0.0","name":"jcni-aot-cluster","plugins":[
- {"type":"bridge","bridge":"jcni-aot-cbr","isGateway":true,
-  "ipam":{"type":"cluster-ipam","nodeName":"aot","ranges":[[{"subnet":"10.96.0.0/24"}]],
-          "etcd":{"endpoints":["$etcd_url"],"prefix":"/jcni-aot-svc"}}}]}
+ {"type":"bridge","bridge":"jcni-aot-cbr","isGateway":true,"ipam":$cluster_ipam_conf}]}
 CONF
 fi
 
@@ -121,8 +100,8 @@ cluster_pod() {
         > "$work/svc-cpod-$2.out" 2>&1 || { cat "$work/svc-cpod-$2.out" >&2; return 1; }
 }
 cluster_ipam() {
-    printf '{"cniVersion":"1.0.0","name":"jcni-aot-cluster","type":"bridge","ipam":{"type":"cluster-ipam","nodeName":"aot","ranges":[[{"subnet":"10.96.0.0/24"}]],"etcd":{"endpoints":["%s"],"prefix":"/jcni-aot-svc"}}}' \
-        "$etcd_url" | CNI_COMMAND=$(echo "$1" | tr a-z A-Z) CNI_CONTAINERID="jcni-aot-ipam-$2" CNI_IFNAME=eth0 \
+    printf '{"cniVersion":"1.0.0","name":"jcni-aot-cluster","type":"bridge","ipam":%s}' "$cluster_ipam_conf" \
+        | CNI_COMMAND=$(echo "$1" | tr a-z A-Z) CNI_CONTAINERID="jcni-aot-ipam-$2" CNI_IFNAME=eth0 \
         CNI_NETNS="$container" "$dist/cni/bin/cluster-ipam" > "$work/svc-ipam-$2.out" 2>&1 || {
         cat "$work/svc-ipam-$2.out" >&2; return 1; }
 }

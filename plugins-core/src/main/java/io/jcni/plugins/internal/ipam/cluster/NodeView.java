@@ -167,15 +167,7 @@ final class NodeView {
     QuorumRead quorumRead(EtcdConfig config) {
         String access = new StringBuilder().append(config.certFile()).append('\n').append(config.keyFile())
                 .append('\n').append(config.trustedCaFile()).append('\n').append(config.credentialsFile()).toString();
-        QuorumRead read = quorumReads.get(access);
-        if (read == null) {
-            QuorumRead fresh = new QuorumRead();
-            read = quorumReads.putIfAbsent(access, fresh);
-            if (read == null) {
-                read = fresh;
-            }
-        }
-        return read;
+        return quorumReads.computeIfAbsent(access, k -> new QuorumRead());
     }
 
     synchronized boolean imported() {

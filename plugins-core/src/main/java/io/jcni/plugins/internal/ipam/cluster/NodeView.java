@@ -167,7 +167,16 @@ final class NodeView {
     QuorumRead quorumRead(EtcdConfig config) {
         String access = new StringBuilder().append(config.certFile()).append('\n').append(config.keyFile())
                 .append('\n').append(config.trustedCaFile()).append('\n').append(config.credentialsFile()).toString();
-        return quorumReads.computeIfAbsent(access, k -> new QuorumRead());
+        // No computeIfAbsent: a lambda here would be an invokedynamic bootstrap on the start-up path.
+        QuorumRead read = quorumReads.get(access);
+        if (read == null) {
+            QuorumRead fresh = new QuorumRead();
+            read = quorumReads.putIfAbsent(access, fresh);
+            if (read == null) {
+                read = fresh;
+            }
+        }
+        return read;
     }
 
     synchronized boolean imported() {

@@ -5,6 +5,7 @@ import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Txn;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.TxnResult;
 import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
 import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
+import io.jcni.plugins.sdk.Skel;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -20,17 +21,51 @@ final class ClusterEtcd implements AutoCloseable {
     private long grantedLease;
     /** Requests sent to etcd by this call (its cost in round trips; read by tests). */
     private int requests;
+    /**
+     * When the plugin call began ({@link System#nanoTime()}; {@link Skel#callStarted}): for an IPAM delegate run
+     * in-process, the call of the plugin that delegated to it.
+     */
+    private final long callStarted;
+    /** Told of this call's answered and unanswered requests (the node's shared quorum read); null: none. */
+    private QuorumRead proofs;
 
     ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
         this.etcd = etcd;
         this.random = random;
+        this.callStarted = Skel.callStarted();
+    }
+
+    /**
+     * Tells {@code shared} of this call's requests: each answered one proves a quorum as a quorum read sent when it
+     * was sent would (every one of them is a linearizable read or a write that raft committed), and one that got no
+     * answer drops that proof (QuorumRead).
+     */
+    void proofs(QuorumRead shared) {
+        this.proofs = shared;
+    }
+
+    /** One transaction, its answer or silence told to {@link #proofs}. */
+    private TxnResult txn(Txn txn, boolean orSlow) throws EtcdException {
+        long sent = System.nanoTime();
+        try {
+            TxnResult result = orSlow ? etcd.txnOrSlow(txn) : etcd.txn(txn);
+            if (proofs != null) {
+                proofs.answered(sent);
+            }
+            return result;
+        } catch (EtcdException e) {
+            if (proofs != null && (e.kind() == EtcdException.Kind.UNAVAILABLE || e.kind() == EtcdException.Kind.SLOW)) {
+                proofs.unanswered();
+            }
+            throw e;
+        }
     }
 
     /** Runs a transaction whose outcome the caller reads (a read, or a write whose compares cannot fail). */
     TxnResult call(Txn txn) throws IpamException {
         requests++;
         try {
-            return etcd.txn(txn);
+            return txn(txn, false);
         } catch (EtcdException e) {
             throw failure(e);
         }
@@ -43,8 +78,8 @@ final class ClusterEtcd implements AutoCloseable {
 
     /**
      * Returns once a linearizable read sent after this call began was answered: this call's own read of {@code key}
-     * (keys only), or one that another call of this JVM sent through {@code shared} for both. Throws what this call's
-     * own read would have thrown.
+     * (keys only), or one that another call of this JVM sent through {@code shared}, for both or before this call
+     * asked. Throws what this call's own read would have thrown.
      */
     void quorum(QuorumRead shared, String key) throws IpamException {
         Txn read = new Txn().range(key, null, true, 0);
@@ -62,6 +97,11 @@ final class ClusterEtcd implements AutoCloseable {
                 }
 
                 @Override
+                public long started() {
+                    return callStarted;
+                }
+
+                @Override
                 public EtcdException timedOut(String why) {
                     return etcd.timedOut(why);
                 }
@@ -69,6 +109,11 @@ final class ClusterEtcd implements AutoCloseable {
         } catch (EtcdException e) {
             throw failure(e);
         }
+    }
+
+    /** The call's deadline ({@link System#nanoTime()}). */
+    long deadline() {
+        return etcd.deadline();
     }
 
     /** The configuration of this call's client. */
@@ -88,7 +133,7 @@ final class ClusterEtcd implements AutoCloseable {
     boolean commit(Txn write) throws IpamException {
         requests++;
         try {
-            return etcd.txn(write).succeeded;
+            return txn(write, false).succeeded;
         } catch (EtcdException e) {
             if (e.kind() == EtcdException.Kind.LEASE_NOT_FOUND) {
                 grantedLease = 0;
@@ -107,7 +152,7 @@ final class ClusterEtcd implements AutoCloseable {
     TxnResult attempt(Txn write, boolean unread) throws IpamException {
         requests++;
         try {
-            return unread ? etcd.txnOrSlow(write) : etcd.txn(write);
+            return txn(write, unread);
         } catch (EtcdException e) {
             if (e.kind() == EtcdException.Kind.LEASE_NOT_FOUND) {
                 grantedLease = 0;

@@ -13,6 +13,7 @@ import io.jcni.plugins.internal.pkg.ipam.ranges.OnExisting;
 import io.jcni.plugins.internal.pkg.ipam.ranges.RangeAllocator;
 import io.jcni.plugins.internal.pkg.ipam.ranges.RangeSet;
 import io.jcni.plugins.internal.pkg.ipam.ranges.Reservation;
+import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.IpPrefix;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -67,6 +68,8 @@ public final class ClusterStore implements IpamStore {
         this.node = settings.node();
         this.registry = new RangeRegistry(etcd, keys, network);
         this.view = view;
+        // The node's calls prove a quorum to each other with every request answered, not only with the shared read.
+        this.etcd.proofs(view.quorumRead(client.config()));
         this.blocks = new Blocks(etcd, keys, settings, random, view);
         this.liveness = new NodeLiveness(etcd, keys, node, settings.nodeTtlSeconds());
         this.reclaim = new Reclaim(etcd, keys, node);
@@ -91,35 +94,67 @@ public final class ClusterStore implements IpamStore {
         checked(who);
         ensureImported();
         AllocationRead read = view.assumed(requested);
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            if (read == null) {
-                read = AllocationRead.of(etcd, keys, node, who, requested);
-                view.install(read);
+        boolean refilling = false;
+        try {
+            for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+                if (read == null && !refilling) {
+                    // The view cannot serve this call: one call of the node reads (and claims) at a time, the
+                    // others wait for it and try the view again (NodeView.refill).
+                    if (refill()) {
+                        refilling = true;
+                    } else {
+                        Timing.phase("wait");
+                        if (System.nanoTime() - etcd.deadline() < 0) {
+                            read = view.assumed(requested);
+                        }
+                    }
+                }
+                if (read == null) {
+                    read = AllocationRead.of(etcd, keys, node, who, requested);
+                    view.install(read);
+                    Timing.phase("read");
+                }
+                Plan plan = plan(read, who, rangeSets, requested, onExisting);
+                if (plan == null || (!plan.changes && read.assumed())) {
+                    // An error, or nothing to write, is answered from what etcd holds, never from the view: read,
+                    // and decide again.
+                    read = null;
+                    continue;
+                }
+                if (!plan.changes) {
+                    return plan.out;
+                }
+                TxnResult result = send(plan, read, who, requested);
+                Timing.phase("txn");
+                if (result != null && result.succeeded) {
+                    remember(result.revision, read, plan.registers, plan.beat, plan.claims, plan.out);
+                    return plan.out;
+                }
+                boolean wasAssumed = read.assumed();
+                read = result == null ? null : learn(result, plan, requested);
+                if (!wasAssumed) {
+                    // A stale view is not a lost race: its retry goes at once.
+                    etcd.backoff(attempt);
+                }
             }
-            Plan plan = plan(read, who, rangeSets, requested, onExisting);
-            if (plan == null || (!plan.changes && read.assumed())) {
-                // An error, or nothing to write, is answered from what etcd holds, never from the view: read, and
-                // decide again.
-                read = null;
-                continue;
-            }
-            if (!plan.changes) {
-                return plan.out;
-            }
-            TxnResult result = send(plan, read, who, requested);
-            if (result != null && result.succeeded) {
-                remember(result.revision, read, plan.registers, plan.beat, plan.claims, plan.out);
-                return plan.out;
-            }
-            boolean wasAssumed = read.assumed();
-            read = result == null ? null : learn(result, plan, requested);
-            if (!wasAssumed) {
-                // A stale view is not a lost race: its retry goes at once.
-                etcd.backoff(attempt);
+        } finally {
+            if (refilling) {
+                view.refillEnded();
             }
         }
         throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: " + MAX_ATTEMPTS
                 + " allocation attempts lost their race in etcd; try again");
+    }
+
+    /** {@link NodeView#refill} until this call's deadline; a call cancelled while it waits fails as etcd's would. */
+    private boolean refill() throws IpamException {
+        try {
+            return view.refill(etcd.deadline());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: the call was cancelled while it waited"
+                    + " for another call of this node to read etcd");
+        }
     }
 
     /** One attempt's write, and what the allocation rules decided for it. */
@@ -131,8 +166,8 @@ public final class ClusterStore implements IpamStore {
         final List<IpAddress> touched = new ArrayList<>(2);
         final List<Integer> lengths = new ArrayList<>(2);
         List<Allocation> out;
-        /** The write registers the ranges. */
-        boolean registers;
+        /** The registry's value the write puts (it registers the ranges), null if none. */
+        byte[] registers;
         /** The liveness value the write refreshes, null if none. */
         byte[] beat;
         /** The write changes anything at all. */
@@ -162,7 +197,7 @@ public final class ClusterStore implements IpamStore {
             }
             throw e;
         }
-        plan.changes = reserve(who, held, plan.out, plan.write) | plan.registers | plan.beat != null;
+        plan.changes = reserve(who, held, plan.out, plan.write) | plan.registers != null | plan.beat != null;
         return plan;
     }
 
@@ -184,7 +219,9 @@ public final class ClusterStore implements IpamStore {
             // ClusterIpamExecTest through the service). The read fails here instead, and nothing is proposed. Its
             // answer is not used, so this node's concurrent ADDs share it: any read sent after this call began
             // proves the quorum for it as well (QuorumRead).
+            Timing.phase("plan");
             etcd.quorum(view.quorumRead(etcd.config()), keys.node(node));
+            Timing.phase("quorum");
         }
         // From the view nothing else was read: a write that a follower forwarded to a stopped leader is given up
         // quickly, and the next attempt reads (waiting out the election) instead of waiting for the write.
@@ -238,14 +275,17 @@ public final class ClusterStore implements IpamStore {
     }
 
     /** Tells the view what a committed allocation left in etcd. */
-    private void remember(long revision, AllocationRead read, boolean registered, byte[] beat, List<IpAddress> claims,
+    private void remember(long revision, AllocationRead read, byte[] registered, byte[] beat, List<IpAddress> claims,
             List<Allocation> out) {
-        if (registered || (beat != null && read.liveness() == null)) {
-            // A registry value of our own making, or a liveness key that had lapsed (another node's GC may have
-            // released this node's blocks meanwhile): the next ADD reads.
+        if (beat != null && read.liveness() == null && read.assumed()) {
+            // The view said the liveness key had lapsed (another node's GC may have released this node's blocks
+            // since the view was read): the next ADD reads. After a read of this attempt the write's compares
+            // proved its blocks unchanged up to the commit, so the view below is what etcd holds; so is the
+            // registry this write put (the first ADDs of a new node or network keep their view).
             view.forget();
             return;
         }
+        Kv registryAfter = registered == null ? read.registry() : new Kv(keys.registry(), registered, 0, revision, 0);
         Kv livenessAfter = beat == null ? read.liveness() : new Kv(keys.node(node), beat, 0, revision, 0);
         List<IpAddress> blocksAfter = new ArrayList<>(read.myBlocks());
         blocksAfter.addAll(claims);
@@ -255,7 +295,7 @@ public final class ClusterStore implements IpamStore {
                 taken.add(allocation.address());
             }
         }
-        view.committed(revision, read.registry(), livenessAfter, blocksAfter, taken);
+        view.committed(revision, registryAfter, livenessAfter, blocksAfter, taken);
     }
 
     /** Adds to {@code write} the address keys of the new allocations and the owner key naming all; whether any. */

@@ -102,12 +102,33 @@ final class HttpChannel implements AutoCloseable {
         } catch (StaleConnection e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            close();
+            if (sent) {
+                abort();
+            } else {
+                close();
+            }
             if (!sent && !(e instanceof SocketTimeoutException)) {
                 throw new StaleConnection(e.getMessage());
             }
             throw e;
         }
+    }
+
+    /**
+     * Closes a connection whose request went unanswered with a reset (linger 0), so that what of it the kernel has
+     * not delivered yet is dropped. A plain close would keep retransmitting it: to a member cut off by a partition
+     * that heals later, a write the caller gave up on (and answered code 11 for) would arrive and could commit then.
+     */
+    private void abort() {
+        Socket s = socket;
+        if (s != null) {
+            try {
+                s.setSoLinger(true, 0);
+            } catch (IOException e) {
+                // closed already: nothing left to send
+            }
+        }
+        close();
     }
 
     private void open(long deadline) throws IOException {

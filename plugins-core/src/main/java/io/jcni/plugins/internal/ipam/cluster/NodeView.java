@@ -58,6 +58,10 @@ final class NodeView {
     private long revision;
     private final Map<IpAddress, Usage> usage = new HashMap<>();
     private boolean imported;
+    /** A call of this JVM reads etcd for the node because the view could not serve it ({@link #refill}). */
+    private boolean refilling;
+    /** Refills ended so far. */
+    private long refills;
 
     /**
      * The quorum reads this node's warm ADDs share ({@link QuorumRead}), one per TLS and credentials files: a call
@@ -177,6 +181,38 @@ final class NodeView {
             }
         }
         return read;
+    }
+
+    /**
+     * A call that the view cannot serve (never read, or no free address known in the node's blocks) is about to read
+     * etcd, and perhaps claim a block: true if it is to do so now, for the node's other calls too (it then calls
+     * {@link #refillEnded}); false once the refill of another call that was under way has ended, or at {@code
+     * deadline} ({@link System#nanoTime()}): the caller then tries the view again (or, past its deadline, reads as
+     * if nobody refilled). Concurrent ADDs that find a node's blocks full, or a node or network that is new, would
+     * otherwise all read at once and race each other for the same block (one wins, the others retry): the slowest
+     * calls of a burst.
+     */
+    synchronized boolean refill(long deadline) throws InterruptedException {
+        if (!refilling) {
+            refilling = true;
+            return true;
+        }
+        long seen = refills;
+        while (refilling && refills == seen) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, left / 1_000_000));
+        }
+        return false;
+    }
+
+    /** The refill of {@link #refill} ended (the call succeeded, failed or gave up): waiting calls try the view. */
+    synchronized void refillEnded() {
+        refilling = false;
+        refills++;
+        notifyAll();
     }
 
     synchronized boolean imported() {

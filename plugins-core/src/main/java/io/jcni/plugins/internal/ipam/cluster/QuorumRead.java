@@ -7,15 +7,23 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The linearizable read that a warm ADD sends before its write ({@link ClusterStore}), shared by the concurrent ADDs
  * of one node in one JVM. Its answer is not used: it only proves that etcd had a quorum at a moment after the call
- * began, so that the call never sends its write blind to a member without one (such a write can commit after the call
- * answered code 11). Any linearizable read sent after the call began proves that as well as the call's own would;
- * one sent before it does not (it may have been served before the quorum was lost). So a call counts only on a read
- * sent after it asked: with none in flight it sends one itself; with one in flight it joins the next, which one of the
- * calls that joined sends as soon as the one in flight ends, for all of them. A call waits at most for the end of the
- * read in flight and one read, and a node under load sends one read per such round instead of one per call (under 10
- * concurrent ADDs per node the read was half of etcd's requests).
+ * began, so that a call that begins while etcd has none never sends its write blind to a member without one (such a
+ * write can commit after the call answered code 11). Any linearizable read sent after the call began proves that as
+ * well as the call's own would; one sent before it does not (it may have been served before the quorum was lost).
+ * "The call" is the plugin call ({@link io.jcni.plugins.sdk.Skel#callStarted}): for cluster-ipam delegated to
+ * in-process by bridge, bridge's call, whose bridge, veth and namespace work comes before its IPAM. The node's other
+ * requests prove as much when answered ({@link #answered}): each of them is a linearizable read or a write that raft
+ * committed, so etcd had a quorum between its send and its answer. So a call counts on a request sent after it began:
+ * one already answered (the latest answered request was sent after the call began: no wait), a read in flight that
+ * was sent after it began, or else the next read, which one of the calls that joined sends
+ * as soon as the one in flight ends, for all of them (with none in flight, it sends one itself). A call waits at most
+ * for the end of the read in flight and one read, and a node under load sends one read per such round instead of one
+ * per call (under 10 concurrent ADDs per node the read was half of etcd's requests); in a burst of pods, whose IPAM
+ * comes long after their call began, most calls find a request answered since they began and do not wait at all.
  *
- * <p>What a call gets is what its own read would have given it. The read is sent by one of the calls, with its own
+ * <p>A read that fails (no answer, a refusal), or another request that gets no answer ({@link #unanswered}), drops
+ * the proof of what was answered before: until a request sent after that is answered, every call counts on a read in
+ * flight or the next one, and gets what its own read would have given it. The read is sent by one of the calls, with its own
  * {@link EtcdClient} (its deadline, its failover); a {@link NodeView} holds one of these per TLS and credentials
  * files, so calls share only with calls that would have sent the same request. etcd's refusal or an answer that
  * cannot be read, and TLS or credentials files that fail, would be the same for every call: each call that counted
@@ -36,6 +44,9 @@ final class QuorumRead {
         /** The call's deadline, in {@link System#nanoTime()}. */
         long deadline();
 
+        /** When the call began, in {@link System#nanoTime()}: a read sent since proves a quorum for it. */
+        long started();
+
         /** What the call fails with when its deadline passes while it waits for a read that another call sends. */
         EtcdException timedOut(String why);
     }
@@ -47,6 +58,8 @@ final class QuorumRead {
         int waiting;
         /** A call sends it (or sent it). */
         boolean sending;
+        /** {@link System#nanoTime()} before it was sent (set with {@link #sending}). */
+        long sentAt;
         boolean done;
         /** Done, and etcd answered. */
         boolean answered;
@@ -63,6 +76,12 @@ final class QuorumRead {
     // to send it (next is then null); next, the read that starts when current ends.
     private Round current;
     private Round next;
+    // Guarded by lock: a request was answered (a read of a round, or another request of this node's calls that
+    // proves as much: answered), and when the latest of those was sent; when the proof was last dropped.
+    private boolean proven;
+    private long provenSentAt;
+    private boolean dropped;
+    private long droppedAt;
 
     /**
      * Returns once a linearizable read sent after this call began was answered; throws what the call's own read would
@@ -72,6 +91,9 @@ final class QuorumRead {
         Round mine;
         lock.lock();
         try {
+            if (proven && provenSentAt - caller.started() >= 0) {
+                return; // answered, and sent after this call began
+            }
             mine = toSend(caller);
         } finally {
             lock.unlock();
@@ -97,19 +119,26 @@ final class QuorumRead {
         while (true) {
             if (current == null) {
                 current = new Round(lock.newCondition());
-                current.sending = true;
+                send(current);
                 return current;
             }
             if (!current.sending) {
                 // Not sent yet, so sent after this call asked.
-                current.sending = true;
+                send(current);
                 return current;
             }
-            // current was sent before this call asked: it proves nothing for it.
-            if (next == null) {
-                next = new Round(lock.newCondition());
+            Round round;
+            if (current.sentAt - caller.started() >= 0) {
+                // Sent after this call began (by a call that asked while this one did other work): it proves as
+                // much as this call's own read would.
+                round = current;
+            } else {
+                // Sent before this call began: it proves nothing for it.
+                if (next == null) {
+                    next = new Round(lock.newCondition());
+                }
+                round = next;
             }
-            Round round = next;
             if (waitFor(round, caller)) {
                 return round;
             }
@@ -140,7 +169,7 @@ final class QuorumRead {
                 }
                 if (round == current && !round.sending) {
                     // The read before it ended: one of those waiting for this one sends it.
-                    round.sending = true;
+                    send(round);
                     round.waiting--;
                     return true;
                 }
@@ -154,6 +183,12 @@ final class QuorumRead {
             throw new EtcdException(Kind.UNAVAILABLE, "the call was cancelled while it waited for etcd (a quorum read"
                     + " shared with this node's other calls)");
         }
+    }
+
+    /** Under the lock: {@code round} is about to be sent (after the lock is released), so not before now. */
+    private static void send(Round round) {
+        round.sending = true;
+        round.sentAt = System.nanoTime();
     }
 
     /** Under the lock: a call gives up waiting for {@code round}; a round nobody is left to send is dropped. */
@@ -176,6 +211,11 @@ final class QuorumRead {
             round.done = true;
             round.answered = answered;
             round.failure = failure;
+            if (answered) {
+                prove(round.sentAt);
+            } else {
+                drop();
+            }
             round.changed.signalAll();
             // round is current: a round is sent only as current, and only ended() moves current on.
             current = next;
@@ -186,6 +226,48 @@ final class QuorumRead {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * A request of this node's calls other than a round's read was answered, one that proves a quorum as a read sent
+     * at {@code sentAt} ({@link System#nanoTime()} before it was sent) would: a linearizable read, or a write raft
+     * committed. Calls that began before it was sent count on it.
+     */
+    void answered(long sentAt) {
+        lock.lock();
+        try {
+            prove(sentAt);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A request of this node's calls got no answer: until one sent after now is answered, calls read. */
+    void unanswered() {
+        lock.lock();
+        try {
+            drop();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: what was sent at {@code sentAt} was answered (unless it was sent before the last drop). */
+    private void prove(long sentAt) {
+        if (dropped && sentAt - droppedAt <= 0) {
+            return;
+        }
+        if (!proven || sentAt - provenSentAt > 0) {
+            proven = true;
+            provenSentAt = sentAt;
+        }
+    }
+
+    /** Under the lock: something was not answered; what was answered before proves nothing any more. */
+    private void drop() {
+        proven = false;
+        dropped = true;
+        droppedAt = System.nanoTime();
     }
 
     /** Calls waiting for a read another call sends (tests). */

@@ -44,20 +44,22 @@ final class RangeRegistry {
 
     /**
      * Adds to {@code write} that the registry is as {@code registry} read it, and, when the network's ranges are not
-     * registered as {@code rangeSets} yet, their registration (after the checks). Returns whether it registers.
+     * registered as {@code rangeSets} yet, their registration (after the checks). Returns the registry's value that the
+     * write puts, null if it does not register.
      */
-    boolean register(Kv registry, List<RangeSet> rangeSets, Txn write) throws IpamException {
+    byte[] register(Kv registry, List<RangeSet> rangeSets, Txn write) throws IpamException {
         JsonObject networks = parse(registry);
         JsonArray ours = encode(rangeSets);
         Optional<Json> registered = networks.get(network);
         write.modRevision(keys.registry(), AllocationRead.revisionOf(registry));
         if (registered.isPresent() && registered.get().toString().equals(ours.toString())) {
-            return false;
+            return null;
         }
         checkOverlaps(networks, rangeSets);
         requireNothingOutside(rangeSets, write);
-        write.put(keys.registry(), CniJson.encode(networks.with(network, ours)), 0);
-        return true;
+        byte[] value = CniJson.encode(networks.with(network, ours));
+        write.put(keys.registry(), value, 0);
+        return value;
     }
 
     /** The ranges of every network, {@code {"<network>": [["<subnet> <start> <end> <gateway>", ...], ...]}}. */

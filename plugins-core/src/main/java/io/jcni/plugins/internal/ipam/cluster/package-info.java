@@ -56,10 +56,16 @@
  * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
  * freely. The node's concurrent ADDs in one JVM share that read ({@code QuorumRead}, kept with the node's view). Its
  * answer is not used, and a linearizable read sent after a call began proves the quorum for that call as well as its
- * own would; one sent before does not. So a call that finds a read in flight waits for the next, which one of those
- * waiting sends as soon as the one in flight ends: one read for each such round of calls instead of one per call, and
- * a call waits at most for the end of the read in flight and one read. Each call still gets what its own read would
- * have given it: the same errors (code 11 without a quorum) and never a wait past its own deadline; a read that
+ * own would; one sent before does not. "A call" is the plugin call ({@code Skel.callStarted}: for cluster-ipam run
+ * in-process by bridge, bridge's call). So a call whose plugin call began before the latest answered read was sent
+ * does not wait; one that finds a read in flight sent after it began waits for it; one that finds a read in flight
+ * sent before waits for the next, which one of those waiting sends as soon as the one in flight ends: one read for
+ * each such round of calls instead of one per call, and a call waits at most for the end of the read in flight and
+ * one read. Any other answered request of the node's calls proves as much as a read sent when it was sent (each is a
+ * linearizable read or a write raft committed); a request that fails drops the proof of the answered ones until one
+ * sent after it is answered. A node's calls that the view cannot serve (a new node or network, its blocks full) leave
+ * the read, and the claim of a block, to one of them ({@code NodeView.refill}); the others then try the view again. Each call that
+ * waits still gets what its own read would have given it: the same errors (code 11 without a quorum) and never a wait past its own deadline; a read that
  * failed only because its sender's deadline passed is sent again for those with time left. The view ({@code
  * NodeView}, one per etcd cluster, prefix, network and node in the JVM) is only a guess
  * of where a free address is: the write compares every key the guess rests on, and {@code ip/X absent} is what

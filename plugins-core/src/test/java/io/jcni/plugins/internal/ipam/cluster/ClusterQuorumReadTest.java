@@ -81,6 +81,96 @@ class ClusterQuorumReadTest {
     }
 
     @Test
+    void aCallThatBeganBeforeAnAnsweredReadWasSentDoesNotWait() throws Exception {
+        long began = System.nanoTime();
+        Call a = call("a", 60_000);
+        reads.get(0).awaitStarted();
+        reads.get(0).release();
+        a.assertAnswered();
+
+        Call b = call("b", 60_000, began);
+        b.assertAnswered();
+        assertThat(reads.sent()).as("b began before a's read was sent: that read is its proof").isEqualTo(1);
+
+        Call c = call("c", 60_000);
+        reads.get(1).awaitStarted();
+        assertThat(reads.get(1).sender).as("c began after it: c sends its own").isEqualTo("c");
+        Thread.sleep(50);
+        assertThat(c.outcome.isDone()).as("c waits for its read").isFalse();
+        reads.get(1).release();
+        c.assertAnswered();
+    }
+
+    @Test
+    void aCallThatBeganBeforeTheReadInFlightWasSentCountsOnIt() throws Exception {
+        long began = System.nanoTime();
+        Call a = call("a", 60_000);
+        reads.get(0).awaitStarted();
+        Call b = call("b", 60_000, began);
+        Call late = call("late", 60_000);
+        awaitWaiting(2);
+        reads.get(0).release();
+        a.assertAnswered();
+        b.assertAnswered();
+        reads.get(1).awaitStarted();
+        assertThat(reads.get(1).sender).as("the call that began after the read was sent waits for the next")
+                .isEqualTo("late");
+        assertThat(late.outcome.isDone()).isFalse();
+        reads.get(1).release();
+        late.assertAnswered();
+        assertThat(reads.sent()).isEqualTo(2);
+    }
+
+    @Test
+    void aReadThatFailsDropsTheProofOfTheReadsBeforeIt() throws Exception {
+        long began = System.nanoTime();
+        Call a = call("a", 60_000);
+        reads.get(0).awaitStarted();
+        reads.get(0).release();
+        a.assertAnswered();
+        EtcdException refused = new EtcdException(Kind.AUTH, "etcd http://127.0.0.1:1 refused /v3/kv/txn: etcdserver:"
+                + " permission denied");
+        reads.get(1).fail(refused);
+        Call failing = call("failing", 60_000);
+        reads.get(1).awaitStarted();
+        reads.get(1).release();
+        assertThat(failing.failure()).isSameAs(refused);
+
+        Call b = call("b", 60_000, began);
+        reads.get(2).awaitStarted();
+        assertThat(reads.get(2).sender).as("after a failed read, a's answer proves nothing for b").isEqualTo("b");
+        Thread.sleep(50);
+        assertThat(b.outcome.isDone()).isFalse();
+        reads.get(2).release();
+        b.assertAnswered();
+    }
+
+    @Test
+    void anotherRequestAnsweredSinceACallBeganIsItsProofUntilARequestGoesUnanswered() throws Exception {
+        long began = System.nanoTime();
+        quorum.answered(System.nanoTime()); // e.g. another call's write, sent after this one began
+        call("b", 60_000, began).assertAnswered();
+        assertThat(reads.sent()).as("no read: the answered write proves a quorum since b began").isZero();
+
+        quorum.answered(began - 1_000_000); // sent before c began: no proof for it
+        Call c = call("c", 60_000);
+        reads.get(0).awaitStarted();
+        reads.get(0).release();
+        c.assertAnswered();
+
+        long beganBeforeSilence = System.nanoTime();
+        quorum.answered(System.nanoTime());
+        quorum.unanswered(); // e.g. a write that got no answer in time
+        quorum.answered(beganBeforeSilence); // answered late, sent before the silence: it restores nothing
+        Call d = call("d", 60_000, beganBeforeSilence);
+        reads.get(1).awaitStarted();
+        assertThat(reads.get(1).sender).as("after a request went unanswered, d reads").isEqualTo("d");
+        reads.get(1).release();
+        d.assertAnswered();
+        assertThat(reads.sent()).isEqualTo(2);
+    }
+
+    @Test
     void aSharedReadThatFailsFailsEveryCallerWaitingForItWithItsError() throws Exception {
         Call first = call("first", 60_000);
         reads.get(0).awaitStarted();
@@ -255,13 +345,15 @@ class ClusterQuorumReadTest {
     private final class Call implements QuorumRead.Caller {
         final String name;
         final long deadline;
+        final long started;
         final CompletableFuture<EtcdException> outcome = new CompletableFuture<>();
         Thread thread;
         volatile boolean interruptedAfter;
 
-        Call(String name, long deadlineMillis) {
+        Call(String name, long deadlineMillis, long started) {
             this.name = name;
             this.deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
+            this.started = started;
         }
 
         @Override
@@ -272,6 +364,11 @@ class ClusterQuorumReadTest {
         @Override
         public long deadline() {
             return deadline;
+        }
+
+        @Override
+        public long started() {
+            return started;
         }
 
         @Override
@@ -303,8 +400,14 @@ class ClusterQuorumReadTest {
         }
     }
 
+    /** A call that began as it asks (cluster-ipam exec'd or called alone). */
     private Call call(String name, long deadlineMillis) {
-        Call c = new Call(name, deadlineMillis);
+        return call(name, deadlineMillis, System.nanoTime());
+    }
+
+    /** A call that began at {@code started} and asks now (cluster-ipam delegated to by bridge, later in its call). */
+    private Call call(String name, long deadlineMillis, long started) {
+        Call c = new Call(name, deadlineMillis, started);
         c.thread = new Thread(c::run, "quorum-" + name);
         threads.add(c.thread);
         c.thread.start();

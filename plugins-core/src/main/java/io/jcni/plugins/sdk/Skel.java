@@ -1,5 +1,6 @@
 package io.jcni.plugins.sdk;
 
+import io.jcni.plugins.internal.CallStart;
 import io.jcni.plugins.internal.trace.CallSpan;
 import io.jcni.plugins.internal.trace.PhaseSink;
 import io.jcni.runtime.InProcessPlugin;
@@ -66,8 +67,6 @@ public final class Skel implements InProcessPlugin {
     public static final String NETNS_OVERRIDE = "CNI_NETNS_OVERRIDE";
 
     private static final String[] ATTACHMENT_VARS = {"CNI_CONTAINERID", "CNI_NETNS", "CNI_IFNAME"};
-    /** The start of the outermost call on this thread ({@link #callStarted}); a thread-local, as {@link Timing}'s. */
-    private static final ThreadLocal<long[]> CALL_STARTED = new ThreadLocal<>();
 
     private final String type;
     private final CniPlugin plugin;
@@ -180,25 +179,14 @@ public final class Skel implements InProcessPlugin {
      */
     private int run(Map<String, String> env, InputStream stdin, OutputStream stdout, OutputStream stderr,
             String mode) {
-        if (CALL_STARTED.get() != null) {
+        if (!CallStart.begin()) {
             return traced(env, stdin, stdout, stderr, mode); // an in-process delegate: its caller's call goes on
         }
-        CALL_STARTED.set(new long[] {System.nanoTime()});
         try {
             return traced(env, stdin, stdout, stderr, mode);
         } finally {
-            CALL_STARTED.remove();
+            CallStart.end();
         }
-    }
-
-    /**
-     * When the plugin call running on this thread began ({@link System#nanoTime()}): for an in-process delegate, when
-     * the call that delegated to it began, since the delegate's work is part of that call (cluster-ipam counts on a
-     * quorum read sent after it). Now, outside a call.
-     */
-    public static long callStarted() {
-        long[] started = CALL_STARTED.get();
-        return started == null ? System.nanoTime() : started[0];
     }
 
     private int traced(Map<String, String> env, InputStream stdin, OutputStream stdout, OutputStream stderr,

@@ -1,11 +1,11 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
+import io.jcni.plugins.internal.CallStart;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Kv;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Txn;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.TxnResult;
 import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException;
 import io.jcni.plugins.internal.pkg.ipam.ranges.IpamException.Reason;
-import io.jcni.plugins.sdk.Skel;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -22,7 +22,7 @@ final class ClusterEtcd implements AutoCloseable {
     /** Requests sent to etcd by this call (its cost in round trips; read by tests). */
     private int requests;
     /**
-     * When the plugin call began ({@link System#nanoTime()}; {@link Skel#callStarted}): for an IPAM delegate run
+     * When the plugin call began ({@link System#nanoTime()}; {@link CallStart}): for an IPAM delegate run
      * in-process, the call of the plugin that delegated to it.
      */
     private final long callStarted;
@@ -32,7 +32,7 @@ final class ClusterEtcd implements AutoCloseable {
     ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
         this.etcd = etcd;
         this.random = random;
-        this.callStarted = Skel.callStarted();
+        this.callStarted = CallStart.started();
     }
 
     /**

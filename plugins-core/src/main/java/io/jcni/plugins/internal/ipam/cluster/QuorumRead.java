@@ -10,21 +10,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * began, so that a call that begins while etcd has none never sends its write blind to a member without one (such a
  * write can commit after the call answered code 11). Any linearizable read sent after the call began proves that as
  * well as the call's own would; one sent before it does not (it may have been served before the quorum was lost).
- * "The call" is the plugin call ({@link io.jcni.plugins.sdk.Skel#callStarted}): for cluster-ipam delegated to
+ * "The call" is the plugin call ({@link io.jcni.plugins.internal.CallStart}): for cluster-ipam delegated to
  * in-process by bridge, bridge's call, whose bridge, veth and namespace work comes before its IPAM. The node's other
  * requests prove as much when answered ({@link #answered}): each of them is a linearizable read or a write that raft
  * committed, so etcd had a quorum between its send and its answer. So a call counts on a request sent after it began:
  * one already answered (the latest answered request was sent after the call began: no wait), a read in flight that
- * was sent after it began, or else the next read, which one of the calls that joined sends
- * as soon as the one in flight ends, for all of them (with none in flight, it sends one itself). A call waits at most
+ * was sent after it began, or else the next read, which one of the calls that joined sends as soon as the one in
+ * flight ends, for all of them (with none in flight, it sends one itself). A call waits at most
  * for the end of the read in flight and one read, and a node under load sends one read per such round instead of one
  * per call (under 10 concurrent ADDs per node the read was half of etcd's requests); in a burst of pods, whose IPAM
  * comes long after their call began, most calls find a request answered since they began and do not wait at all.
  *
  * <p>A read that fails (no answer, a refusal), or another request that gets no answer ({@link #unanswered}), drops
  * the proof of what was answered before: until a request sent after that is answered, every call counts on a read in
- * flight or the next one, and gets what its own read would have given it. The read is sent by one of the calls, with its own
- * {@link EtcdClient} (its deadline, its failover); a {@link NodeView} holds one of these per TLS and credentials
+ * flight or the next one, and gets what its own read would have given it. The read is sent by one of the calls,
+ * with its own {@link EtcdClient} (its deadline, its failover); a {@link NodeView} holds one of these per TLS and credentials
  * files, so calls share only with calls that would have sent the same request. etcd's refusal or an answer that
  * cannot be read, and TLS or credentials files that fail, would be the same for every call: each call that counted
  * on the read fails with a copy of that error. {@link Kind#UNAVAILABLE} only says that no endpoint answered before the

@@ -56,8 +56,8 @@
  * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
  * freely. The node's concurrent ADDs in one JVM share that read ({@code QuorumRead}, kept with the node's view). Its
  * answer is not used, and a linearizable read sent after a call began proves the quorum for that call as well as its
- * own would; one sent before does not. "A call" is the plugin call ({@code Skel.callStarted}: for cluster-ipam run
- * in-process by bridge, bridge's call). So a call whose plugin call began before the latest answered read was sent
+ * own would; one sent before does not. "A call" is the plugin call ({@code CallStart}, set by the skel: for
+ * cluster-ipam run in-process by bridge, bridge's call). So a call whose plugin call began before the latest answered read was sent
  * does not wait; one that finds a read in flight sent after it began waits for it; one that finds a read in flight
  * sent before waits for the next, which one of those waiting sends as soon as the one in flight ends: one read for
  * each such round of calls instead of one per call, and a call waits at most for the end of the read in flight and

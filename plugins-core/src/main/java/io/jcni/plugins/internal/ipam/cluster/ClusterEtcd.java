@@ -26,36 +26,30 @@ final class ClusterEtcd implements AutoCloseable {
      * in-process, the call of the plugin that delegated to it.
      */
     private final long callStarted;
-    /** Told of this call's answered and unanswered requests (the node's shared quorum read); null: none. */
-    private QuorumRead proofs;
+    /**
+     * The node's shared quorum read ({@link #quorum}), told of this call's other requests too: each answered one
+     * proves a quorum as a quorum read sent when it was sent would (every one of them is a linearizable read or a
+     * write that raft committed), and one that got no answer drops that proof.
+     */
+    private final QuorumRead shared;
 
-    ClusterEtcd(EtcdClient etcd, SplittableRandom random) {
+    ClusterEtcd(EtcdClient etcd, SplittableRandom random, QuorumRead shared) {
         this.etcd = etcd;
         this.random = random;
+        this.shared = shared;
         this.callStarted = CallStart.started();
     }
 
-    /**
-     * Tells {@code shared} of this call's requests: each answered one proves a quorum as a quorum read sent when it
-     * was sent would (every one of them is a linearizable read or a write that raft committed), and one that got no
-     * answer drops that proof (QuorumRead).
-     */
-    void proofs(QuorumRead shared) {
-        this.proofs = shared;
-    }
-
-    /** One transaction, its answer or silence told to {@link #proofs}. */
+    /** One transaction, its answer or silence told to {@link #shared}. */
     private TxnResult txn(Txn txn, boolean orSlow) throws EtcdException {
         long sent = System.nanoTime();
         try {
             TxnResult result = orSlow ? etcd.txnOrSlow(txn) : etcd.txn(txn);
-            if (proofs != null) {
-                proofs.answered(sent);
-            }
+            shared.answered(sent);
             return result;
         } catch (EtcdException e) {
-            if (proofs != null && (e.kind() == EtcdException.Kind.UNAVAILABLE || e.kind() == EtcdException.Kind.SLOW)) {
-                proofs.unanswered();
+            if (e.kind() == EtcdException.Kind.UNAVAILABLE || e.kind() == EtcdException.Kind.SLOW) {
+                shared.unanswered();
             }
             throw e;
         }
@@ -78,10 +72,10 @@ final class ClusterEtcd implements AutoCloseable {
 
     /**
      * Returns once a linearizable read sent after this call began was answered: this call's own read of {@code key}
-     * (keys only), or one that another call of this JVM sent through {@code shared}, for both or before this call
-     * asked. Throws what this call's own read would have thrown.
+     * (keys only), or another request of this JVM's calls of the node that proves as much ({@link #shared}), sent for
+     * both or before this call asked. Throws what this call's own read would have thrown.
      */
-    void quorum(QuorumRead shared, String key) throws IpamException {
+    void quorum(String key) throws IpamException {
         Txn read = new Txn().range(key, null, true, 0);
         try {
             shared.await(new QuorumRead.Caller() {

@@ -61,15 +61,14 @@ public final class ClusterStore implements IpamStore {
 
     ClusterStore(EtcdClient client, String prefix, String network, Settings settings, NodeView view) {
         SplittableRandom random = new SplittableRandom(System.nanoTime() ^ ((long) settings.node().hashCode() << 32));
-        this.etcd = new ClusterEtcd(client, random);
+        // The node's calls prove a quorum to each other with every request answered, not only with the shared read.
+        this.etcd = new ClusterEtcd(client, random, view.quorumRead(client.config()));
         this.keys = new ClusterKeys(prefix, network);
         this.settings = settings;
         this.network = network;
         this.node = settings.node();
         this.registry = new RangeRegistry(etcd, keys, network);
         this.view = view;
-        // The node's calls prove a quorum to each other with every request answered, not only with the shared read.
-        this.etcd.proofs(view.quorumRead(client.config()));
         this.blocks = new Blocks(etcd, keys, settings, random, view);
         this.liveness = new NodeLiveness(etcd, keys, node, settings.nodeTtlSeconds());
         this.reclaim = new Reclaim(etcd, keys, node);
@@ -220,7 +219,7 @@ public final class ClusterStore implements IpamStore {
             // answer is not used, so this node's concurrent ADDs share it: any read sent after this call began
             // proves the quorum for it as well (QuorumRead).
             Timing.phase("plan");
-            etcd.quorum(view.quorumRead(etcd.config()), keys.node(node));
+            etcd.quorum(keys.node(node));
             Timing.phase("quorum");
         }
         // From the view nothing else was read: a write that a follower forwarded to a stopped leader is given up

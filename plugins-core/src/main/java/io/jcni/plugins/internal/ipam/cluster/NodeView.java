@@ -198,7 +198,7 @@ final class NodeView {
             return true;
         }
         long seen = refills;
-        while (refilling && refills == seen) {
+        while (refills == seen) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return false;

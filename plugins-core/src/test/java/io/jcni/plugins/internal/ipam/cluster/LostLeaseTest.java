@@ -34,7 +34,7 @@ class LostLeaseTest {
                 assertThatThrownBy(() -> client.txn(write)).isInstanceOfSatisfying(EtcdException.class,
                         e -> assertThat(e.kind()).isEqualTo(EtcdException.Kind.LEASE_NOT_FOUND));
 
-                ClusterEtcd store = new ClusterEtcd(client, new SplittableRandom(1));
+                ClusterEtcd store = new ClusterEtcd(client, new SplittableRandom(1), new QuorumRead());
                 assertThat(store.commit(write)).as("a lost lease is a lost race").isFalse();
                 long renewed = store.lease(60);
                 assertThat(renewed).as("the retry gets a new lease").isNotEqualTo(lease);

@@ -34,7 +34,8 @@ Scenarios (--scenarios, comma-separated; `all` is every one, in this order):
                 reclaim its reservations and blocks and leave every live pod's keys alone
 "Mid-burst": once --fault-at of the burst's pods have finished. Two warm-up rounds (warmup-ipam, as ipam-alone, and
 warmup, 20 pods per node; checked, not judged for speed) run first unless --no-warmup: a node's service runs for days,
-its JIT long since done. A node's runtime runs in its service's mount namespace (see Node.runtime_argv).
+its JIT long since done. Before them the services' own warm-ups (`jcni serve` makes calls of its own in namespaces of
+its own while its clients are quiet) have ended: ten at once would share the cores with the first rounds. A node's runtime runs in its service's mount namespace (see Node.runtime_argv).
 
 Checks after every scenario (a failed check is a "problem" in the JSON; `run` exits 1 if any): every pod ended
 (none hung past --hang-seconds); no address given to two pods; every live pod's address in etcd under its own key
@@ -69,6 +70,8 @@ ALL = ["ipam-alone", "baseline", "leader-kill", "member-stop", "node-cut", "serv
 TIMING = re.compile(r"^([\w-]+): timing ADD: (.*)$", re.M)
 TIMING_ITEM = re.compile(r"([\w+-]+) (\d+) us")
 MODE = re.compile(r"^([\w-]+): ADD (exec|via service|in-process), pid \d+$", re.M)
+# The service's line when its own warm-up ended (JCNI_DEBUG=1), however it ended.
+WARM_UP_END = re.compile(r"^jcni serve: warm-up (?:done|stopped)", re.M)
 SERVICE_RAN = re.compile(r"^jcni serve: ADD ([\w-]+) for .*: status (\d+); .* ran (\d+) us", re.M)
 CLONE_NEWNET = 0x40000000
 
@@ -377,6 +380,7 @@ class Sim:
             os.makedirs(n.dir, exist_ok=True)
             n.start_service()
         log(f"etcd (3 members) and {len(self.nodes)} services up; the services took {now() - t1:.1f} s")
+        self.await_warm_ups()
 
     def teardown(self):
         for w in self.workers:
@@ -510,6 +514,31 @@ class Sim:
         for k in ("etcd", "services"):
             results["_cpu"][k] = round(sum(v - cpu0[k].get(pid, 0.0) for pid, v in cpu1[k].items()), 2)
         return wall, results, start
+
+    def await_warm_ups(self):
+        """Waits until every service's own warm-up ended, as a node's service started with the node has. The
+        warm-ups yield to their own service's clients only: ten of them at once on this machine's cores (a real node
+        has one) would otherwise share the cores, and the kernel's rtnl lock, with every other node's calls through
+        the first rounds. A service restarted by a fault scenario is not waited for: its calls come at once."""
+        t0 = now()
+        deadline = t0 + self.a.warm_up_wait
+        waiting = list(self.nodes)
+        while waiting:
+            left = []
+            for n in waiting:
+                with open(os.path.join(n.dir, "service.log"), errors="replace") as f:
+                    if not WARM_UP_END.search(f.read()):
+                        left.append(n)
+                if n.service.poll() is not None:
+                    raise RuntimeError(f"{n.name}: jcni serve ended during its warm-up (log {n.dir}/service.log)")
+            waiting = left
+            if waiting and now() > deadline:
+                raise RuntimeError(f"the warm-ups of {[n.name for n in waiting]} did not end within "
+                                   f"{self.a.warm_up_wait} s (--warm-up-wait)")
+            if waiting:
+                time.sleep(0.2)
+        self.results["service_warm_up_s"] = round(now() - t0, 1)
+        log(f"the services' own warm-ups ended {now() - t0:.1f} s later")
 
     def cpu(self):
         """CPU seconds so far: the etcd members', the services' and the whole machine's (the rest: the pods' Go
@@ -1130,6 +1159,8 @@ def main():
     r.add_argument("--fault-at", type=float, default=0.2, help="fraction of the burst's pods done at the fault")
     r.add_argument("--hang-seconds", type=int, default=90, help="a pod still running after this has hung")
     r.add_argument("--no-warmup", action="store_true")
+    r.add_argument("--warm-up-wait", type=float, default=300,
+                   help="seconds to wait for the services' own warm-ups to end before the first round")
     a = p.parse_args()
     if a.cmd == "worker":
         worker(a.spec)

@@ -9,6 +9,7 @@ import io.jcni.netlink.internal.wire.Transport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * A netlink socket over libc: {@code socket}, {@code setsockopt}, {@code bind}, {@code getsockname}, {@code sendto},
@@ -20,6 +21,13 @@ import java.nio.ByteBuffer;
  * <p>Memory: every native byte (buffers, address, errno slot) belongs to arenas owned by this socket, allocated at open
  * or when a buffer grows, and freed by {@link #close()}; sending and receiving allocate nothing. The arenas are shared
  * (any thread may use the socket) but the socket itself is not thread-safe: the wire layer serializes access.
+ *
+ * <p>Received datagrams are copied into a heap array and handed to the decoders as a heap buffer
+ * ({@link #receiveBuffer()}). Each read of a direct buffer over a shared arena carries the arena's liveness check and
+ * its exception paths; inlined into the codecs' attribute walks, that made {@code LinkCodec.decode} one of the JIT's
+ * largest compilations (about 0.5 s of C2 time each, twice, in a fresh plugin service's first hundred calls,
+ * competing with the calls for the cores). A heap buffer's reads are plain array accesses. The copy is one bulk
+ * move of at most a datagram (a few KiB; 32 KiB for a full dump part).
  */
 public final class NetlinkSocket implements Transport {
     /** Replies to requests come back synchronously; this bounds a wait that would otherwise hang on a kernel bug. */
@@ -46,6 +54,8 @@ public final class NetlinkSocket implements Transport {
     private Arena receiveArena;
     private MemorySegment receiveSegment;
     private ByteBuffer receiveView;
+    /** The last datagram received, copied out of {@link #receiveSegment}: what the decoders read. */
+    private ByteBuffer receiveHeap;
     private boolean closed;
     /** What the socket's kernel buffers were set to (the kernel doubles it for its bookkeeping). */
     private int sendBufferBytes = SOCKET_BUFFER_BYTES;
@@ -84,6 +94,11 @@ public final class NetlinkSocket implements Transport {
         this.sendView = NativeMemory.view(sendSegment);
         this.receiveSegment = arena.allocate(INITIAL_RECEIVE, 8);
         this.receiveView = NativeMemory.view(receiveSegment);
+        this.receiveHeap = heapBuffer(INITIAL_RECEIVE);
+    }
+
+    private static ByteBuffer heapBuffer(int capacity) {
+        return ByteBuffer.wrap(new byte[capacity]).order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -193,13 +208,16 @@ public final class NetlinkSocket implements Transport {
             if (addressView.getInt(Offsets.NL_PID) != 0) {
                 continue; // not from the kernel: another process may unicast to our port id; never trust it
             }
-            return (int) Math.min(r, Integer.MAX_VALUE);
+            int length = (int) Math.min(r, Integer.MAX_VALUE);
+            // MSG_TRUNC: the result is the datagram's full length, which may exceed what the buffer took
+            receiveView.get(0, receiveHeap.array(), 0, Math.min(length, receiveHeap.capacity()));
+            return length;
         }
     }
 
     @Override
     public ByteBuffer receiveBuffer() {
-        return receiveView;
+        return receiveHeap;
     }
 
     @Override
@@ -212,6 +230,7 @@ public final class NetlinkSocket implements Transport {
         receiveArena = next;
         receiveSegment = segment;
         receiveView = NativeMemory.view(segment);
+        receiveHeap = heapBuffer((int) segment.byteSize());
     }
 
     private void growSend(int minCapacity) {

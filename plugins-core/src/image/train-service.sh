@@ -135,12 +135,13 @@ for type in $(ls "$dist/cni/bin"); do
     CNI_COMMAND=VERSION "$dist/cni/bin/$type" < /dev/null > /dev/null 2>&1 || {
         say "$type VERSION failed"; stop; exit 1; }
 done
-# The warm-up's directory (java.io.tmpdir, /tmp) is there while it runs; it removes it when it ends.
+# The service's own warm-up begins once the service has had no call for 100 ms (its set-up too) and logs its end.
 tries=0
-while ls -d /tmp/jcni-warm-up-"$service"-* >/dev/null 2>&1; do
+while ! grep -q '^jcni serve: warm-up \(done\|stopped\)' "$work/svc-service.log"; do
     if [ $tries -ge 1200 ]; then say "the service's warm-up did not end in 120 s"; break; fi
     sleep 0.1; tries=$((tries + 1))
 done
+say "$(grep '^jcni serve: warm-up \(done\|stopped\)' "$work/svc-service.log" || true)"
 # SIGTERM: the service lets its calls finish and exits; the JVM writes the AOT cache as it exits.
 kill "$service"
 status=0

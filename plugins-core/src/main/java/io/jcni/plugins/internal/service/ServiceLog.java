@@ -4,9 +4,9 @@ import io.jcni.plugins.internal.pkg.metrics.MetricsServer;
 import java.io.PrintStream;
 
 /**
- * The service's own log, on its stderr (the journal under systemd): start and stop, refusals (at most one line a
- * second, with the number left out, so that a flood of bad connections cannot flood the log), failures, and with
- * {@code JCNI_DEBUG=1} in the service's environment one line per call.
+ * The service's own log, on its stderr (the journal under systemd): start and stop, the end of its warm-up, refusals
+ * (at most one line a second, with the number left out, so that a flood of bad connections cannot flood the log),
+ * failures, and with {@code JCNI_DEBUG=1} in the service's environment one line per call.
  */
 final class ServiceLog implements MetricsServer.Log {
     private static final long REFUSAL_INTERVAL_NANOS = 1_000_000_000L;

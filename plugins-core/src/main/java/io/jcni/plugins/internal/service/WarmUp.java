@@ -34,11 +34,11 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link IpamPools#unrecorded()}).</li>
  * <li><b>It yields to clients.</b> Before its set-up and before each of its calls it waits until the service has had
  * no client call for {@link #IDLE_NANOS} ({@link PluginService#idleNanos()}): it runs while the node is quiet, not
- * between the calls of a runtime that is busy. Measured with a shorter yield (only while a client's call was in the service), its veth and
- * namespace work in the kernel (the rtnl lock is the whole machine's) slowed the clients' calls and other processes'
- * (Go's exec'd bridge beside it took 1.7 to 2.2 times as long on a loaded 2-core machine). A client call arriving
- * during one of its calls shares the cores with that one call only; it holds no lock a client's call takes (its
- * attachments, networks and files are its own), and the socket is served before it starts.</li>
+ * between the calls of a runtime that is busy. Measured with a shorter yield (only while a client's call was in the
+ * service), its veth and namespace work in the kernel (the rtnl lock is the whole machine's) slowed the clients' calls
+ * and other processes' (Go's exec'd bridge beside it took 1.7 to 2.2 times as long on a loaded 2-core machine). A
+ * client call arriving during one of its calls shares the cores with that one call only; it holds no lock a client's
+ * call takes (its attachments, networks and files are its own), and the socket is served before it starts.</li>
  * <li><b>It gives up quietly.</b> A call of its own that fails (a kernel without nf_tables, a read-only tmpdir) ends
  * the warm-up with one line in the debug log; the service serves as it would have without it.</li>
  * </ul>

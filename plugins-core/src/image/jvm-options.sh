@@ -46,8 +46,9 @@ flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 # compiled are compiled at once, from the cached profiles, instead of after the invocation counts that tiered
 # compilation waits for (200 calls for C1, 5,000 for C2: a method run once per ADD reaches them only after hundreds of
 # pods). The JIT does about the same work (C2 CPU over a fresh service's first 100 bridge ADD/DEL pairs 1.44 s against
-# 1.33 s), earlier. Measured (ad-hoc A/B, fresh services, 100 bridge + host-local ADD/DEL pairs one at a time, Go's
-# exec'd bridge interleaved, 3 rounds, ADD x Go): calls 2-20 0.54x against 0.98x, calls 21-100 0.45x against 0.49x.
-# Lowering the thresholds instead (CompileThresholdScaling=0.1) gave 0.63x and 0.45x for twice the C2 CPU (2.9 s).
+# 1.33 s), earlier. Measured (benchmarks/compare.sh --suites cold, five runs, bridge + host-local ADD x Go): calls 2-20
+# 0.62-0.76x and calls 21-100 0.45x, against 1.09-1.20x and 0.55x for the build before (README, Performance).
+# Lowering the thresholds instead (CompileThresholdScaling=0.1) gave 0.51-0.63x and 0.45x (ad-hoc A/B) for twice the
+# C2 CPU (2.9 s).
 service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
 service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain

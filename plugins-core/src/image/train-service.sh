@@ -136,12 +136,13 @@ for type in $(ls "$dist/cni/bin"); do
         say "$type VERSION failed"; stop; exit 1; }
 done
 # The service's own warm-up begins once the service has had no call for 100 ms (its set-up too) and logs its end.
+warm_up_end='^jcni serve: warm-up \(done\|stopped\)'
 tries=0
-while ! grep -q '^jcni serve: warm-up \(done\|stopped\)' "$work/svc-service.log"; do
+while ! grep -q "$warm_up_end" "$work/svc-service.log"; do
     if [ $tries -ge 1200 ]; then say "the service's warm-up did not end in 120 s"; break; fi
     sleep 0.1; tries=$((tries + 1))
 done
-say "$(grep '^jcni serve: warm-up \(done\|stopped\)' "$work/svc-service.log" || true)"
+say "$(grep "$warm_up_end" "$work/svc-service.log" || true)"
 # SIGTERM: the service lets its calls finish and exits; the JVM writes the AOT cache as it exits.
 kill "$service"
 status=0

@@ -50,5 +50,11 @@ flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 # 0.62-0.76x and calls 21-100 0.45x, against 1.09-1.20x and 0.55x for the build before (README, Performance).
 # Lowering the thresholds instead (CompileThresholdScaling=0.1) gave 0.51-0.63x and 0.45x (ad-hoc A/B) for twice the
 # C2 CPU (2.9 s).
-service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
+# SkipTier2IfPossible (diagnostic): a method the training compiled with C2 goes to C2 at once, from the training's
+# profile, instead of first to C1 level 2. The eager queue is ~1,800 C1 compilations (~1,100 of them queued while the
+# JVM boots, before the socket exists), which keep the one C1 thread busy for the first ~700 ms while the C2 thread
+# sits idle; the first calls run in that window, interpreted where their methods wait in the C1 queue. With the flag the
+# hottest methods get C2 code in the first 400 ms from the idle C2 thread. cold suite, calls 2-20: 0.55/0.57/0.57x
+# against 0.78/0.65x for the build without it, alternating runs (README, Performance); calls 21-100 unchanged (0.45x).
+service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -XX:+SkipTier2IfPossible -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
 service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain

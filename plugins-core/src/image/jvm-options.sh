@@ -56,7 +56,8 @@ flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 # sits idle; the first calls run in that window, interpreted where their methods wait in the C1 queue. With the flag the
 # hottest methods get C2 code in the first 400 ms from the idle C2 thread. cold suite, calls 2-20: 0.55/0.57/0.57x
 # against 0.78/0.65x for the build without it, alternating runs (README, Performance); calls 21-100 unchanged (0.45x).
-# The cost is the first call: those C2 compilations (~120 in the first 300 ms, against ~25) share the cores with it
-# (48-58 ms against 32-34 ms in 8-service runs of an ad-hoc harness; ~40 ms saved over the first 20 calls).
+# The cost is the first call (48-58 ms against 32-34 ms in 8-service runs of an ad-hoc harness; ~40 ms saved over the
+# first 20 calls). Not the C2 thread's CPU: reniced for the first second, or a second C2 thread, left it unchanged;
+# likely a method sent straight to C2 runs interpreted until C2's slower compilation ends (README, Performance).
 service_flags="-XX:+UseSerialGC -XX:-UsePerfData -Xms16m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:-AOTAdapterCaching -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -XX:+SkipTier2IfPossible -XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Djdk.includeInExceptions=${exceptions:-}"
 service_main=io.jcni.plugins/io.jcni.plugins.internal.service.ServiceMain

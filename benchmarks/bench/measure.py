@@ -63,7 +63,7 @@ PLUGIN_HANDLER = re.compile(r"^([\w-]+): timing (?:ADD|DEL): .*handler (\d+) us"
 PLUGIN_MODE = re.compile(r"^([\w-]+): (?:ADD|DEL|CHECK|VERSION) (exec|via service|in-process), pid \d+$", re.M)
 # The service's line per call (JCNI_DEBUG=1 in its environment): "jcni serve: ADD bridge for <peer>: status 0; ...".
 SERVICE_CALL = re.compile(r"^jcni serve: ([A-Z]+) ([\w-]+) for .*: status (\d+)", re.M)
-# The service's line when its own warm-up ended (JCNI_DEBUG=1): "jcni serve: warm-up done (100 rounds): ...".
+# The service's line when its own warm-up ended (logged at every level): "jcni serve: warm-up done (30 rounds): ...".
 WARM_UP_END = re.compile(r"^jcni serve: warm-up (?:done|stopped).*$", re.M)
 # How a jcni plugin says it ran, per side (JCNI_DEBUG=1).
 MODES = {"jcni": "exec", "svc": "via service"}

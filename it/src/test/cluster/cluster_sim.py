@@ -70,7 +70,7 @@ ALL = ["ipam-alone", "baseline", "leader-kill", "member-stop", "node-cut", "serv
 TIMING = re.compile(r"^([\w-]+): timing ADD: (.*)$", re.M)
 TIMING_ITEM = re.compile(r"([\w+-]+) (\d+) us")
 MODE = re.compile(r"^([\w-]+): ADD (exec|via service|in-process), pid \d+$", re.M)
-# The service's line when its own warm-up ended (JCNI_DEBUG=1), however it ended.
+# The service's line when its own warm-up ended (logged at every level), however it ended.
 WARM_UP_END = re.compile(r"^jcni serve: warm-up (?:done|stopped)", re.M)
 SERVICE_RAN = re.compile(r"^jcni serve: ADD ([\w-]+) for .*: status (\d+); .* ran (\d+) us", re.M)
 CLONE_NEWNET = 0x40000000

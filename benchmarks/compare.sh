@@ -54,7 +54,7 @@
 #                    (at least 1) as warm-up
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
 #   --cold-calls N   cold suite: calls through each fresh service (default 100; --quick 20); --cold-rounds N: fresh
-#                    services per variant, with and without its AOT cache (default 3; --quick 1)
+#                    services per variant, with and without its AOT cache (default 5; --quick 1)
 #   --burst-sizes L  burst suite: pods started at once, comma-separated (default 10,40,100; --quick 10);
 #                    --burst-rounds N: bursts per size and side (default 3; --quick 1)
 #   --jmh            also run the JMH benchmarks (codec, host-local on tmpfs, cluster-ipam against etcd, netlink,
@@ -113,7 +113,7 @@ if $quick; then
   block=10 factor=4
 else
   n=${n:-40} n_full=${n_full:-10} warmup=${warmup:-3} service_calls=${service_calls:-10000}
-  cold_calls=${cold_calls:-100} cold_rounds=${cold_rounds:-3} burst_sizes=${burst_sizes:-10,40,100}
+  cold_calls=${cold_calls:-100} cold_rounds=${cold_rounds:-5} burst_sizes=${burst_sizes:-10,40,100}
   burst_rounds=${burst_rounds:-3} metrics_n=${metrics_n:-300} cluster_nodes=${cluster_nodes:-10}
   cluster_pods=${cluster_pods:-100}
   jmh_opts=${jmh_opts:--f 1 -wi 2 -i 3 -w 1s -r 1s}

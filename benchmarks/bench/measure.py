@@ -1146,7 +1146,7 @@ def main():
     run.add_argument("--rss-probe", required=True, help="the rss-probe binary (compare.sh builds it)")
     run.add_argument("--containerd-support", help="containerd suite: the it module's src/test/containerd")
     run.add_argument("--cold-calls", type=int, default=100, help="cold suite: calls per fresh service")
-    run.add_argument("--cold-rounds", type=int, default=3, help="cold suite: fresh services per variant")
+    run.add_argument("--cold-rounds", type=int, default=5, help="cold suite: fresh services per variant")
     run.add_argument("--burst-sizes", default=",".join(map(str, BURST_SIZES)),
                      help="burst suite: pods started at once, comma-separated")
     run.add_argument("--burst-rounds", type=int, default=3, help="burst suite: bursts per size and side")

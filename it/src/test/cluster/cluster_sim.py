@@ -577,6 +577,13 @@ class Sim:
                 o["alloc_ms"] = phases["ipam"] / 1000
             elif plugin == "cluster-ipam" and "handler" in phases:
                 o["alloc_ms"] = phases["handler"] / 1000
+            if plugin == "cluster-ipam":
+                # Which path the allocation took (ClusterStore's phases): a read of etcd because the node's view
+                # could not serve it, a wait for another call's such read, or the warm path (the view's write); and
+                # its write's time ("txn", every attempt's write and the reads before the last).
+                o["path"] = "read" if "read" in phases else "wait" if "wait" in phases else "warm"
+                if "txn" in phases:
+                    o["txn_ms"] = phases["txn"] / 1000
         modes = MODE.findall(r["stderr"])
         if modes:
             o["mode"] = modes[0][1]
@@ -604,12 +611,18 @@ class Sim:
             # From the first spawn to the last exit (the workers' own clocks: CLOCK_MONOTONIC is the machine's).
             wall = max(ends) - min(r["start"] for res in results.values() for r in res["calls"])
         alloc = [o["alloc_ms"] for o in ok if "alloc_ms" in o]
+        txn = [o["txn_ms"] for o in ok if "txn_ms" in o]
+        paths = {}
+        for o in ok:
+            if "path" in o:
+                paths[o["path"]] = paths.get(o["path"], 0) + 1
         pod_ms = [o["ms"] for o in ok]
         return {"command": command, "calls": len(outs), "ok": len(ok), "failed": len(failed), "codes": codes,
                 "wall_s": round(wall, 3), "per_s": round(len(ok) / wall, 1) if wall > 0 else None,
                 "pod_ms_p50": percentile(pod_ms, 50), "pod_ms_p99": percentile(pod_ms, 99),
                 "alloc_ms_p50": percentile(alloc, 50), "alloc_ms_p99": percentile(alloc, 99),
                 "alloc_ms_max": max(alloc) if alloc else None, "modes": modes, "cpu_s": cpu,
+                "txn_ms_p50": percentile(txn, 50), "txn_ms_p99": percentile(txn, 99), "paths": paths,
                 "hung": [o["id"] for o in outs if o["hung"]],
                 "failures": [{k: o.get(k) for k in ("id", "node", "code", "msg", "error", "ms", "start_s")}
                              for o in failed][:50],
@@ -799,8 +812,10 @@ class Sim:
         entry = {"name": name, "fault": fault, "add": add, "retry": retry, "del": dele, "etcd": etcd,
                  "after_del": after, "problems": list(problems)}
         self.results["scenarios"].append(entry)
+        paths = ", ".join(f"{k} {add['paths'].get(k, 0)}" for k in ("warm", "read", "wait"))
         log(f"{name}: ADD {add['ok']}/{add['calls']} in {add['wall_s']} s ({add['per_s']}/s), alloc p50 "
-            f"{add['alloc_ms_p50']} ms p99 {add['alloc_ms_p99']} ms, failures {add['codes']}"
+            f"{add['alloc_ms_p50']} ms p99 {add['alloc_ms_p99']} ms (write p50 {add['txn_ms_p50']} ms p99 "
+            f"{add['txn_ms_p99']} ms; paths {paths}), failures {add['codes']}"
             + (f", retry {retry['ok']}/{retry['calls']}" if retry else "")
             + f"; DEL {dele['ok']}/{dele['calls']} in {dele['wall_s']} s"
             + (f"; PROBLEMS: {list(problems)}" if problems else "; checks passed"))

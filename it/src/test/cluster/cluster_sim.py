@@ -572,7 +572,8 @@ class Sim:
         if "code" not in o and r["exit"] != 0:
             o["error"] = (out + r["stderr"])[:400]
         for plugin, items in TIMING.findall(r["stderr"]):
-            phases = {k: int(v) for k, v in TIMING_ITEM.findall(items)}
+            pairs = TIMING_ITEM.findall(items)
+            phases = {k: int(v) for k, v in pairs}
             if plugin == "bridge" and "ipam" in phases:
                 o["alloc_ms"] = phases["ipam"] / 1000
             elif plugin == "cluster-ipam" and "handler" in phases:
@@ -580,10 +581,12 @@ class Sim:
             if plugin == "cluster-ipam":
                 # Which path the allocation took (ClusterStore's phases): a read of etcd because the node's view
                 # could not serve it, a wait for another call's such read, or the warm path (the view's write); and
-                # its write's time ("txn", every attempt's write and the reads before the last).
+                # the time of its "txn" phases, summed over its attempts (a phase line names one per attempt, and
+                # the dict above keeps only the last). A "txn" phase runs from the phase before it: on the warm path
+                # the quorum read, so it is the write alone; after a read it holds the plan too (a block claim's reads).
                 o["path"] = "read" if "read" in phases else "wait" if "wait" in phases else "warm"
                 if "txn" in phases:
-                    o["txn_ms"] = phases["txn"] / 1000
+                    o["txn_ms"] = sum(int(v) for k, v in pairs if k == "txn") / 1000
         modes = MODE.findall(r["stderr"])
         if modes:
             o["mode"] = modes[0][1]

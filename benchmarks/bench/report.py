@@ -647,6 +647,14 @@ def paths_text(paths):
     return " / ".join(str(paths.get(k, 0)) for k in ("warm", "read", "wait"))
 
 
+def path_p99_text(by_path):
+    """Each path's allocation p99 (cluster_sim's "alloc_ms_p99_by_path"), "–" for a path no allocation took and for
+    results written before it."""
+    if not by_path:
+        return "–"
+    return " / ".join("–" if by_path.get(k) is None else f"{by_path[k]:.1f}" for k in ("warm", "read", "wait"))
+
+
 def cluster_section(cluster):
     """The simulated cluster (issue 29; it/src/test/cluster/cluster_sim.py, compare.sh's cluster-scale suite): every
     scenario's ADD burst, failures, retry, DEL and the checks' verdict, with issue 29's targets where they apply."""
@@ -662,6 +670,7 @@ def cluster_section(cluster):
         rows.append([s["name"], f"{add['ok']}/{add['calls']}", codes, f"{add['wall_s']:.2f}", add["per_s"],
                      f"{ms(add['alloc_ms_p50'])} / {ms(add['alloc_ms_p99'])}",
                      f"{ms(add.get('txn_ms_p50'))} / {ms(add.get('txn_ms_p99'))}", paths_text(add.get("paths")),
+                     path_p99_text(add.get("alloc_ms_p99_by_path")),
                      f"{ms(add['pod_ms_p50'])} / {ms(add['pod_ms_p99'])}", cpu_text,
                      "–" if not retry else f"{retry['ok']}/{retry['calls']}",
                      f"{dele['ok']}/{dele['calls']} in {dele['wall_s']:.2f} s",
@@ -677,14 +686,15 @@ def cluster_section(cluster):
            "alloc: bridge's `ipam` phase (cluster-ipam's handler alone), from the plugins' `JCNI_DEBUG=1` lines; pod: "
            "a libcni process from spawn to exit; write: cluster-ipam's `txn` phase (its etcd writes); paths: how "
            "many allocations took the node's warm view, read etcd because the view could not serve them, or waited "
-           "for another call's such read. Failed pods are ADDed again once the fault healed (retry), then "
-           "every pod is DELeted. The checks: no address twice, every live pod's address in etcd under its own key, "
+           "for another call's such read, and each path's allocation p99. Failed pods are ADDed again once the fault "
+           "healed (retry), then every pod is DELeted. The checks: no address twice, every live pod's address in etcd "
+           "under its own key, "
            "every failure a CNI error with code 11, nothing left after the DELs, the lost node's keys reclaimed. CPU: "
            "seconds of CPU during the ADD burst used by the nodes' services, the etcd members and the whole machine "
            "(busy time of all cores: the rest is the pods' libcni processes, the plugin clients, the kernel, and "
            "whatever else ran on the machine); the warm-up rows warm the services' JIT and are not judged.", "",
            table(["scenario", "ADD ok", "failures (code: n)", "wall s", "pods/s", "alloc p50 / p99 ms",
-                  "write p50 / p99 ms", "paths warm / read / wait", "pod p50 / p99 ms",
+                  "write p50 / p99 ms", "paths warm / read / wait", "alloc p99 by path ms", "pod p50 / p99 ms",
                   "CPU s services / etcd / machine", "retry ok", "DEL", "checks"], rows), ""]
     for s in cluster["scenarios"]:
         f = s.get("fault")

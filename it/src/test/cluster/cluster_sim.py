@@ -616,9 +616,12 @@ class Sim:
         alloc = [o["alloc_ms"] for o in ok if "alloc_ms" in o]
         txn = [o["txn_ms"] for o in ok if "txn_ms" in o]
         paths = {}
+        by_path = {}
         for o in ok:
             if "path" in o:
                 paths[o["path"]] = paths.get(o["path"], 0) + 1
+                if "alloc_ms" in o:
+                    by_path.setdefault(o["path"], []).append(o["alloc_ms"])
         pod_ms = [o["ms"] for o in ok]
         return {"command": command, "calls": len(outs), "ok": len(ok), "failed": len(failed), "codes": codes,
                 "wall_s": round(wall, 3), "per_s": round(len(ok) / wall, 1) if wall > 0 else None,
@@ -626,6 +629,9 @@ class Sim:
                 "alloc_ms_p50": percentile(alloc, 50), "alloc_ms_p99": percentile(alloc, 99),
                 "alloc_ms_max": max(alloc) if alloc else None, "modes": modes, "cpu_s": cpu,
                 "txn_ms_p50": percentile(txn, 50), "txn_ms_p99": percentile(txn, 99), "paths": paths,
+                # Each path's own allocation p99: whether the tail is the warm path's writes or the calls that read
+                # etcd (a node's first ADD on the network, a full block) and those that waited for such a read.
+                "alloc_ms_p99_by_path": {k: percentile(v, 99) for k, v in by_path.items()},
                 "hung": [o["id"] for o in outs if o["hung"]],
                 "failures": [{k: o.get(k) for k in ("id", "node", "code", "msg", "error", "ms", "start_s")}
                              for o in failed][:50],
@@ -815,7 +821,9 @@ class Sim:
         entry = {"name": name, "fault": fault, "add": add, "retry": retry, "del": dele, "etcd": etcd,
                  "after_del": after, "problems": list(problems)}
         self.results["scenarios"].append(entry)
-        paths = ", ".join(f"{k} {add['paths'].get(k, 0)}" for k in ("warm", "read", "wait"))
+        by_path = add.get("alloc_ms_p99_by_path", {})
+        paths = ", ".join(f"{k} {add['paths'].get(k, 0)}" + (f" (alloc p99 {by_path[k]} ms)" if k in by_path else "")
+                          for k in ("warm", "read", "wait"))
         log(f"{name}: ADD {add['ok']}/{add['calls']} in {add['wall_s']} s ({add['per_s']}/s), alloc p50 "
             f"{add['alloc_ms_p50']} ms p99 {add['alloc_ms_p99']} ms (write p50 {add['txn_ms_p50']} ms p99 "
             f"{add['txn_ms_p99']} ms; paths {paths}), failures {add['codes']}"

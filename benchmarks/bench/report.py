@@ -640,11 +640,16 @@ def metrics_section(metrics):
 CLUSTER_TARGETS = {"ipam-alone": 3.0, "pods": 15.0, "alloc_p99_ms": 50.0}
 
 
+# The paths an allocation takes in cluster_sim's results, in the report's order: the node's warm view, a read of etcd,
+# a wait for another call's read.
+ALLOC_PATHS = ("warm", "read", "wait")
+
+
 def paths_text(paths):
-    """The allocations' paths (cluster_sim's "paths": warm, read, wait), "–" for results written before it."""
+    """The allocations' paths (cluster_sim's "paths"), "–" for results written before it."""
     if not paths:
         return "–"
-    return " / ".join(str(paths.get(k, 0)) for k in ("warm", "read", "wait"))
+    return " / ".join(str(paths.get(k, 0)) for k in ALLOC_PATHS)
 
 
 def path_p99_text(by_path):
@@ -652,7 +657,7 @@ def path_p99_text(by_path):
     results written before it."""
     if not by_path:
         return "–"
-    return " / ".join("–" if by_path.get(k) is None else f"{by_path[k]:.1f}" for k in ("warm", "read", "wait"))
+    return " / ".join("–" if by_path.get(k) is None else f"{by_path[k]:.1f}" for k in ALLOC_PATHS)
 
 
 def cluster_section(cluster):
@@ -688,8 +693,8 @@ def cluster_section(cluster):
            "many allocations took the node's warm view, read etcd because the view could not serve them, or waited "
            "for another call's such read, and each path's allocation p99. Failed pods are ADDed again once the fault "
            "healed (retry), then every pod is DELeted. The checks: no address twice, every live pod's address in etcd "
-           "under its own key, "
-           "every failure a CNI error with code 11, nothing left after the DELs, the lost node's keys reclaimed. CPU: "
+           "under its own key, every failure a CNI error with code 11, nothing left after the DELs, the lost node's "
+           "keys reclaimed. CPU: "
            "seconds of CPU during the ADD burst used by the nodes' services, the etcd members and the whole machine "
            "(busy time of all cores: the rest is the pods' libcni processes, the plugin clients, the kernel, and "
            "whatever else ran on the machine); the warm-up rows warm the services' JIT and are not judged.", "",

@@ -49,7 +49,9 @@
 #                    extras ptp, bridge-static
 #   --cluster-nodes N, --cluster-pods N  cluster-scale suite: simulated nodes and pods per node (default 10 and
 #                    100; --quick 3 and 20); --cluster-scenarios LIST: its scenarios (default all: ipam-alone,
-#                    baseline,leader-kill,member-stop,node-cut,service-kill,node-gone; cluster_sim.py --help)
+#                    baseline,leader-kill,member-stop,node-cut,service-kill,node-gone; cluster_sim.py --help);
+#                    --cluster-etcd-nice N: the etcd members' nice value (default 0, the nodes' own; -10 puts etcd's
+#                    CPU before the nodes', as if it had machines of its own: README, "Cluster IPAM at scale")
 #   --metrics-n N    metrics suite: measured ADD/DEL pairs per side (default 300; --quick 30), after a tenth of that
 #                    (at least 1) as warm-up
 #   --service-calls N  bridge ADD/DEL pairs through the service in the service suite (default 10000; --quick 200)
@@ -73,7 +75,7 @@ jar=$root/benchmarks/target/benchmarks.jar
 args=("$@")
 n='' n_full='' warmup='' quick=false jmh=false setup=true build=true jmh_opts='' service_calls=''
 cold_calls='' cold_rounds='' burst_sizes='' burst_rounds='' metrics_n='' cluster_nodes='' cluster_pods=''
-cluster_scenarios=all
+cluster_scenarios=all cluster_etcd_nice=0
 suites=service,version,host-local,host-local-90,bridge,chain,netfilter,bandwidth,runtime,cluster-ipam,containerd,cold,burst
 suites+=,metrics,cluster-scale
 
@@ -96,6 +98,7 @@ while [ $# -gt 0 ]; do
     --cluster-nodes) cluster_nodes=${2:?--cluster-nodes needs a value}; shift ;;
     --cluster-pods) cluster_pods=${2:?--cluster-pods needs a value}; shift ;;
     --cluster-scenarios) cluster_scenarios=${2:?--cluster-scenarios needs a value}; shift ;;
+    --cluster-etcd-nice) cluster_etcd_nice=${2:?--cluster-etcd-nice needs a value}; shift ;;
     --jmh-opts) jmh_opts=${2:?--jmh-opts needs a value}; shift ;;
     --no-setup) setup=false ;;
     --no-build) build=false ;;
@@ -320,14 +323,14 @@ fi
 
 cluster_args=()
 if $cluster; then
-  say "cluster-scale suite: $cluster_nodes nodes x $cluster_pods pods, scenarios $cluster_scenarios" \
-      "(it/src/test/cluster/cluster_sim.py)"
+  say "cluster-scale suite: $cluster_nodes nodes x $cluster_pods pods, scenarios $cluster_scenarios," \
+      "etcd at nice $cluster_etcd_nice (it/src/test/cluster/cluster_sim.py)"
   # Exit 1: it ran, and a check found something (in the JSON, and in the report); anything else: it could not run.
   cluster_rc=0
   python3 "$root/it/src/test/cluster/cluster_sim.py" run --dist "$root/dist" --driver "$gobin/libcni-driver" \
     --tag "$tag-cs" --work "$work/cluster-scale" --etcd-data "$work/cluster-scale-etcd" \
     --json "$work/cluster-scale.json" --nodes "$cluster_nodes" --pods "$cluster_pods" \
-    --scenarios "$cluster_scenarios" >&2 || cluster_rc=$?
+    --scenarios "$cluster_scenarios" --etcd-nice "$cluster_etcd_nice" >&2 || cluster_rc=$?
   [ $cluster_rc -le 1 ] && [ -f "$work/cluster-scale.json" ] ||
     die "the cluster-scale suite could not run (cluster_sim.py exit $cluster_rc, output above)"
   [ $cluster_rc -eq 0 ] || say "cluster-scale: CHECKS FAILED (listed above and in the report)"

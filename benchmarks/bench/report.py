@@ -660,6 +660,16 @@ def path_p99_text(by_path):
     return " / ".join("–" if by_path.get(k) is None else f"{by_path[k]:.1f}" for k in ALLOC_PATHS)
 
 
+def etcd_priority_text(nice):
+    """What priority the simulation gave the etcd members (results before --etcd-nice have none: the nodes' own)."""
+    if not nice:
+        return ("The etcd members ran at the nodes' priority, sharing the two cores with their load (in a cluster, "
+                "etcd has machines of its own).")
+    return (f"**The etcd members ran at nice {nice}** (`--cluster-etcd-nice`): their CPU came before the simulated "
+            "nodes', standing in for the machines of their own they have in a cluster; the default run gives them "
+            "the nodes' priority.")
+
+
 def cluster_section(cluster):
     """The simulated cluster (issue 29; it/src/test/cluster/cluster_sim.py, compare.sh's cluster-scale suite): every
     scenario's ADD burst, failures, retry, DEL and the checks' verdict, with issue 29's targets where they apply."""
@@ -687,7 +697,7 @@ def cluster_section(cluster):
            f"each by a Go libcni process (`libcni-driver add`), bridge + cluster-ipam on one shared {cluster['subnet']} "
            f"(blocks /{cluster['block_size']}, dialTimeoutSeconds {cluster['dial_timeout_s']}, requestTimeoutSeconds "
            f"{cluster['request_timeout_s']}). `ipam-alone` is cluster-ipam's client exec'd without bridge, "
-           f"{cluster['ipam_parallel']} at a time per node. Wall: the first spawn to the last exit, all nodes; "
+           f"{cluster['ipam_parallel']} at a time per node. {etcd_priority_text(cluster.get('etcd_nice'))} Wall: the first spawn to the last exit, all nodes; "
            "alloc: bridge's `ipam` phase (cluster-ipam's handler alone), from the plugins' `JCNI_DEBUG=1` lines; pod: "
            "a libcni process from spawn to exit; write: cluster-ipam's `txn` phase (its etcd writes); paths: how "
            "many allocations took the node's warm view, read etcd because the view could not serve them, or waited "
@@ -724,6 +734,9 @@ def cluster_section(cluster):
                       "0, 0", "**met**" if a["failed"] == 0 and not by["baseline"]["etcd"]["duplicates"]
                       else "**not met**"])
         out += ["", table(["issue 29 target", "measured", "target", "met"], t)]
+        if cluster.get("etcd_nice"):
+            out += ["", f"These are not the default run's figures: etcd ran at nice {cluster['etcd_nice']}, ahead of "
+                        "the simulated nodes on the machine's cores."]
     out += ["", f"Whole run {cluster['seconds']} s; cleanup {'complete' if cluster.get('cleanup_complete') else 'INCOMPLETE'}"
             + (f"; the run failed: {cluster['error']}" if cluster.get("error") else "") + "."]
     return out

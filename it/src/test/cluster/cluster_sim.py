@@ -10,7 +10,7 @@ ClusterScaleTest (a CI size) and benchmarks/compare.sh's cluster-scale suite (th
 The world it builds (needs root; everything is named after TAG and removed on exit, also on failure or a signal):
 - <TAG>-etcd, a network namespace holding a bridge (br0, 10.250.0.1/24) and the three etcd members (Debian's
   etcd-server, data on /dev/shm/<TAG>-etcd or --etcd-data, fsync on, clients on 10.250.0.1:23790-23792, peers on
-  that namespace's loopback). This script itself switches into that namespace (setns) once it has made the others,
+  that namespace's loopback; at the nodes' priority unless --etcd-nice gives them another). This script itself switches into that namespace (setns) once it has made the others,
   so that it reads etcd the way the nodes do, over its gateway, without cluster-ipam's client (urllib).
 - <TAG>-n<i>, one namespace per node, its eth0 a veth to br0 (10.250.0.<10+i>): the node's `jcni serve` runs there
   on a socket of its own with JCNI_NODE_NAME=node-<i>, and so does the node's runtime (a worker process that starts
@@ -136,10 +136,11 @@ class Problems(list):
 class Etcd:
     """The three members, in this process's (the etcd namespace's) network; read through their JSON gateway."""
 
-    def __init__(self, work, tag, data):
+    def __init__(self, work, tag, data, nice=0):
         self.data = data or f"/dev/shm/{tag}-etcd"
         self.work = work
         self.tag = tag
+        self.nice = nice
         self.procs = [None, None, None]
         self.stopped = set()
 
@@ -152,8 +153,9 @@ class Etcd:
     def start_member(self, i):
         cluster = ",".join(f"m{k}=http://127.0.0.1:{PEER_PORTS[k]}" for k in range(3))
         logf = open(os.path.join(self.work, f"etcd-m{i}.log"), "a")
+        # Under nice(1) from its exec, so that every thread the Go runtime starts has the same priority.
         self.procs[i] = subprocess.Popen(
-            ["etcd", "--name", f"m{i}", "--data-dir", os.path.join(self.data, f"m{i}"),
+            (["nice", "-n", str(self.nice)] if self.nice else []) + ["etcd", "--name", f"m{i}", "--data-dir", os.path.join(self.data, f"m{i}"),
              "--listen-client-urls", self.url(i), "--advertise-client-urls", self.url(i),
              "--listen-peer-urls", f"http://127.0.0.1:{PEER_PORTS[i]}",
              "--initial-advertise-peer-urls", f"http://127.0.0.1:{PEER_PORTS[i]}",
@@ -337,11 +339,11 @@ class Sim:
         self.cni_bin = os.path.join(a.dist, "cni", "bin")
         self.driver = a.driver
         self.nodes = [Node(self, i) for i in range(a.nodes)]
-        self.etcd = Etcd(self.work, self.tag, a.etcd_data)
+        self.etcd = Etcd(self.work, self.tag, a.etcd_data, a.etcd_nice)
         self.namespaces = []
         self.results = {"nodes": a.nodes, "pods": a.pods, "subnet": SUBNET, "block_size": a.block_size,
                         "dial_timeout_s": a.dial_timeout, "request_timeout_s": a.request_timeout,
-                        "ttl_s": a.ttl, "ipam_parallel": a.ipam_parallel, "scenarios": []}
+                        "ttl_s": a.ttl, "ipam_parallel": a.ipam_parallel, "etcd_nice": a.etcd_nice, "scenarios": []}
         self.workers = []
 
     # ------------------------------------------------------------------------------------------ setup, teardown
@@ -379,7 +381,8 @@ class Sim:
         for n in self.nodes:
             os.makedirs(n.dir, exist_ok=True)
             n.start_service()
-        log(f"etcd (3 members) and {len(self.nodes)} services up; the services took {now() - t1:.1f} s")
+        nice = f", nice {self.a.etcd_nice}" if self.a.etcd_nice else ""
+        log(f"etcd (3 members{nice}) and {len(self.nodes)} services up; the services took {now() - t1:.1f} s")
         self.await_warm_ups()
 
     def teardown(self):
@@ -1183,6 +1186,9 @@ def main():
     r.add_argument("--cut-seconds", type=float, default=8)
     r.add_argument("--down-seconds", type=float, default=2)
     r.add_argument("--fault-at", type=float, default=0.2, help="fraction of the burst's pods done at the fault")
+    r.add_argument("--etcd-nice", type=int, default=0,
+                   help="the etcd members' nice value (default 0, the nodes' own): below 0, etcd's CPU comes before"
+                        " the simulated nodes', as if it ran on machines of its own (README, cluster IPAM at scale)")
     r.add_argument("--hang-seconds", type=int, default=90, help="a pod still running after this has hung")
     r.add_argument("--no-warmup", action="store_true")
     r.add_argument("--warm-up-wait", type=float, default=300,

@@ -681,7 +681,8 @@ def cluster_section(cluster):
         add, dele, retry = s["add"], s["del"], s.get("retry")
         codes = ", ".join(f"{c or 'none'}: {k}" for c, k in sorted(add["codes"].items())) or "–"
         cpu = add.get("cpu_s") or {}
-        cpu_text = (f"{cpu['services']:.1f} / {cpu['etcd']:.1f} / {cpu['machine']:.1f}" if cpu else "–")
+        jit = f" ({cpu['services_jit']:.1f})" if "services_jit" in cpu else ""
+        cpu_text = (f"{cpu['services']:.1f}{jit} / {cpu['etcd']:.1f} / {cpu['machine']:.1f}" if cpu else "–")
         rows.append([s["name"], f"{add['ok']}/{add['calls']}", codes, f"{add['wall_s']:.2f}", add["per_s"],
                      f"{ms(add['alloc_ms_p50'])} / {ms(add['alloc_ms_p99'])}",
                      f"{ms(add.get('txn_ms_p50'))} / {ms(add.get('txn_ms_p99'))}", paths_text(add.get("paths")),
@@ -705,12 +706,13 @@ def cluster_section(cluster):
            "healed (retry), then every pod is DELeted. The checks: no address twice, every live pod's address in etcd "
            "under its own key, every failure a CNI error with code 11, nothing left after the DELs, the lost node's "
            "keys reclaimed. CPU: "
-           "seconds of CPU during the ADD burst used by the nodes' services, the etcd members and the whole machine "
+           "seconds of CPU during the ADD burst used by the nodes' services (in brackets, their JIT compilers' share), "
+           "the etcd members and the whole machine "
            "(busy time of all cores: the rest is the pods' libcni processes, the plugin clients, the kernel, and "
            "whatever else ran on the machine); the warm-up rows warm the services' JIT and are not judged.", "",
            table(["scenario", "ADD ok", "failures (code: n)", "wall s", "pods/s", "alloc p50 / p99 ms",
                   "write p50 / p99 ms", "paths warm / read / wait", "alloc p99 by path ms", "pod p50 / p99 ms",
-                  "CPU s services / etcd / machine", "retry ok", "DEL", "checks"], rows), ""]
+                  "CPU s services (JIT) / etcd / machine", "retry ok", "DEL", "checks"], rows), ""]
     for s in cluster["scenarios"]:
         f = s.get("fault")
         if f:

@@ -10,8 +10,9 @@ ClusterScaleTest (a CI size) and benchmarks/compare.sh's cluster-scale suite (th
 The world it builds (needs root; everything is named after TAG and removed on exit, also on failure or a signal):
 - <TAG>-etcd, a network namespace holding a bridge (br0, 10.250.0.1/24) and the three etcd members (Debian's
   etcd-server, data on /dev/shm/<TAG>-etcd or --etcd-data, fsync on, clients on 10.250.0.1:23790-23792, peers on
-  that namespace's loopback; at the nodes' priority unless --etcd-nice gives them another). This script itself switches into that namespace (setns) once it has made the others,
-  so that it reads etcd the way the nodes do, over its gateway, without cluster-ipam's client (urllib).
+  that namespace's loopback; at the nodes' priority unless --etcd-nice gives them another). This script itself
+  switches into that namespace (setns) once it has made the others, so that it reads etcd the way the nodes do, over
+  its gateway, without cluster-ipam's client (urllib).
 - <TAG>-n<i>, one namespace per node, its eth0 a veth to br0 (10.250.0.<10+i>): the node's `jcni serve` runs there
   on a socket of its own with JCNI_NODE_NAME=node-<i>, and so does the node's runtime (a worker process that starts
   one Go libcni process, libcni-driver, per pod). A node is cut off from etcd by an nftables table in its namespace
@@ -174,13 +175,14 @@ class Etcd:
         cluster = ",".join(f"m{k}=http://127.0.0.1:{PEER_PORTS[k]}" for k in range(3))
         logf = open(os.path.join(self.work, f"etcd-m{i}.log"), "a")
         # Under nice(1) from its exec, so that every thread the Go runtime starts has the same priority.
+        nice = ["nice", "-n", str(self.nice)] if self.nice else []
         self.procs[i] = subprocess.Popen(
-            (["nice", "-n", str(self.nice)] if self.nice else []) + ["etcd", "--name", f"m{i}", "--data-dir", os.path.join(self.data, f"m{i}"),
-             "--listen-client-urls", self.url(i), "--advertise-client-urls", self.url(i),
-             "--listen-peer-urls", f"http://127.0.0.1:{PEER_PORTS[i]}",
-             "--initial-advertise-peer-urls", f"http://127.0.0.1:{PEER_PORTS[i]}",
-             "--initial-cluster", cluster, "--initial-cluster-state", "new", "--initial-cluster-token", self.tag,
-             "--log-level", "error"],
+            nice + ["etcd", "--name", f"m{i}", "--data-dir", os.path.join(self.data, f"m{i}"),
+                    "--listen-client-urls", self.url(i), "--advertise-client-urls", self.url(i),
+                    "--listen-peer-urls", f"http://127.0.0.1:{PEER_PORTS[i]}",
+                    "--initial-advertise-peer-urls", f"http://127.0.0.1:{PEER_PORTS[i]}",
+                    "--initial-cluster", cluster, "--initial-cluster-state", "new", "--initial-cluster-token",
+                    self.tag, "--log-level", "error"],
             env={"PATH": PATH}, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
         logf.close()
 

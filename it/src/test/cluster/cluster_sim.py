@@ -99,34 +99,31 @@ def percentile(values, q):
     return s[min(len(s) - 1, max(0, int(round(q / 100 * len(s) + 0.5)) - 1))]
 
 
-def cpu_seconds(pid):
-    """utime + stime of a process (proc(5)), 0 if it is gone."""
+def stat_cpu(path):
+    """(name, utime + stime in seconds) from a process's or thread's stat file (proc(5)), None if it is gone."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        with open(path) as f:
+            text = f.read()
+        name, rest = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+        return name, (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
-        return 0.0
+        return None
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process, 0 if it is gone."""
+    stat = stat_cpu(f"/proc/{pid}/stat")
+    return stat[1] if stat else 0.0
 
 
 def jit_seconds(pid):
     """utime + stime of a JVM's JIT compiler threads (named "C1 CompilerThreadN", "C2 CompilerThreadN"), 0 if gone."""
-    total = 0.0
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return 0.0
-    for t in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{t}/stat") as f:
-                text = f.read()
-        except OSError:
-            continue
-        name = text[text.index("(") + 1:text.rindex(")")]
-        if name.startswith(("C1 Compiler", "C2 Compiler")):
-            fields = text.rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    stats = (stat_cpu(f"/proc/{pid}/task/{t}/stat") for t in tasks)
+    return sum(sec for name, sec in filter(None, stats) if name.startswith(("C1 Compiler", "C2 Compiler")))
 
 
 def machine_busy_seconds():
@@ -568,13 +565,12 @@ class Sim:
     def cpu(self):
         """CPU seconds so far: the etcd members', the services' and the whole machine's (the rest: the pods' Go
         processes, plugin clients, ip, the kernel's work for them, and anything else on the machine)."""
+        services = [n.service.pid for n in self.nodes if n.service is not None and n.service.poll() is None]
         return {"etcd": {p.pid: cpu_seconds(p.pid) for p in self.etcd.procs if p is not None and p.poll() is None},
-                "services": {n.service.pid: cpu_seconds(n.service.pid) for n in self.nodes
-                             if n.service is not None and n.service.poll() is None},
+                "services": {pid: cpu_seconds(pid) for pid in services},
                 # Of the services' CPU, their JIT compilers': a service still compiling the measured paths is not
                 # the warm node the rounds stand for.
-                "services_jit": {n.service.pid: jit_seconds(n.service.pid) for n in self.nodes
-                                 if n.service is not None and n.service.poll() is None},
+                "services_jit": {pid: jit_seconds(pid) for pid in services},
                 "machine": machine_busy_seconds()}
 
     # ------------------------------------------------------------------------------------------ reading results

@@ -62,6 +62,12 @@ final class RangeRegistry {
         return value;
     }
 
+    /** Whether {@code registry} holds the network's ranges as {@code rangeSets} (no etcd request). */
+    boolean registered(Kv registry, List<RangeSet> rangeSets) throws IpamException {
+        Optional<Json> registered = parse(registry).get(network);
+        return registered.isPresent() && registered.get().toString().equals(encode(rangeSets).toString());
+    }
+
     /** The ranges of every network, {@code {"<network>": [["<subnet> <start> <end> <gateway>", ...], ...]}}. */
     private JsonObject parse(Kv registry) throws IpamException {
         if (registry == null) {

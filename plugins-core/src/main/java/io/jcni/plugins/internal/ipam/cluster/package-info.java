@@ -71,8 +71,9 @@
  * of where a free address is: the write compares every key the guess rests on, and {@code ip/X absent} is what
  * makes an address unique, exactly as without it. What the view never does: answer an error or an existing
  * reservation (a repeated ADD, a full range, a requested address taken: the attempt reads first), read anything
- * itself (no free address in the view: the attempt reads first), or survive a registration or a lapsed liveness key
- * of its own node (forgotten: the next ADD reads). Block claims, borrowing, the liveness lease grant (every third of
+ * itself (no free address in the view, or ranges not registered in it as the call's config has them: the attempt
+ * reads first, or waits for the node's call that reads), or survive a registration or a lapsed liveness key of its
+ * own node (forgotten: the next ADD reads). Block claims, borrowing, the liveness lease grant (every third of
  * {@code nodeTtlSeconds}) and the reclaim of vanished nodes (GC) stay off that path. A write sent from the view gives
  * up its first attempt after 500 ms (or a quarter of {@code dialTimeoutSeconds}) and the retry reads: while a
  * stopped leader is not yet replaced, a follower forwards a write to it and nothing proposes it again, where a read

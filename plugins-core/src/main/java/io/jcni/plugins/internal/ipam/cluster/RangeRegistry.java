@@ -50,9 +50,8 @@ final class RangeRegistry {
     byte[] register(Kv registry, List<RangeSet> rangeSets, Txn write) throws IpamException {
         JsonObject networks = parse(registry);
         JsonArray ours = encode(rangeSets);
-        Optional<Json> registered = networks.get(network);
         write.modRevision(keys.registry(), AllocationRead.revisionOf(registry));
-        if (registered.isPresent() && registered.get().toString().equals(ours.toString())) {
+        if (holds(networks, ours)) {
             return null;
         }
         checkOverlaps(networks, rangeSets);
@@ -64,8 +63,13 @@ final class RangeRegistry {
 
     /** Whether {@code registry} holds the network's ranges as {@code rangeSets} (no etcd request). */
     boolean registered(Kv registry, List<RangeSet> rangeSets) throws IpamException {
-        Optional<Json> registered = parse(registry).get(network);
-        return registered.isPresent() && registered.get().toString().equals(encode(rangeSets).toString());
+        return holds(parse(registry), encode(rangeSets));
+    }
+
+    /** Whether the registry's {@code networks} hold this network's ranges as {@code ours} ({@link #encode}). */
+    private boolean holds(JsonObject networks, JsonArray ours) {
+        Optional<Json> registered = networks.get(network);
+        return registered.isPresent() && registered.get().toString().equals(ours.toString());
     }
 
     /** The ranges of every network, {@code {"<network>": [["<subnet> <start> <end> <gateway>", ...], ...]}}. */

@@ -182,14 +182,15 @@ public final class ClusterStore implements IpamStore {
         Plan plan = new Plan();
         List<IpAddress> held;
         try {
-            if (read.assumed() && !registry.registered(read.registry(), rangeSets)) {
+            // Every write compares the registry it read: an address is taken only while its ranges are registered.
+            if (!read.assumed()) {
+                plan.registers = registry.register(read.registry(), rangeSets, plan.write);
+            } else if (!registry.registeredAsRead(read.registry(), rangeSets, plan.write)) {
                 // A registration first reads etcd (what lies outside the new ranges), and the view never reads: the
                 // next attempt reads, or waits for the node's call that does. (A view installed by a call that is
                 // about to register the network, before its write, lacks the network.)
                 return null;
             }
-            // Every write compares the registry it read: an address is taken only while its ranges are registered.
-            plan.registers = registry.register(read.registry(), rangeSets, plan.write);
             // What the attachment already holds (an ADD repeated, or a retry after a lost race).
             held = ClusterKeys.parseOwner(read.owner());
             plan.write.modRevision(keys.owner(node, who), AllocationRead.revisionOf(read.owner()));

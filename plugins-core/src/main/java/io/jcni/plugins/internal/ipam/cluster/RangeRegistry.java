@@ -61,8 +61,13 @@ final class RangeRegistry {
         return value;
     }
 
-    /** Whether {@code registry} holds the network's ranges as {@code rangeSets} (no etcd request). */
-    boolean registered(Kv registry, List<RangeSet> rangeSets) throws IpamException {
+    /**
+     * For a write made from the node's view, which never reads etcd (a registration does: {@link #register}): adds to
+     * {@code write} that the registry is as {@code registry} read it, and returns whether the network's ranges are
+     * registered there as {@code rangeSets}. If not, the write is not to be sent.
+     */
+    boolean registeredAsRead(Kv registry, List<RangeSet> rangeSets, Txn write) throws IpamException {
+        write.modRevision(keys.registry(), AllocationRead.revisionOf(registry));
         return holds(parse(registry), encode(rangeSets));
     }
 

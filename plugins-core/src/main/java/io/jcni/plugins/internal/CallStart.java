@@ -3,7 +3,8 @@ package io.jcni.plugins.internal;
 /**
  * When the plugin call running on a thread began ({@link System#nanoTime()}), set by the skel for the outermost call
  * and seen by its in-process delegates, whose work is part of that call: cluster-ipam counts on a quorum read sent
- * after it (see its {@code QuorumRead}), and for cluster-ipam delegated to by bridge, that is bridge's call.
+ * after it, or just before (see its {@code QuorumRead}), and for cluster-ipam delegated to by bridge, that is
+ * bridge's call.
  *
  * <p>Sharp edge: a thread-local, as the skel's timing is: work on another thread, or outside any skel (a test calling
  * a store), sees "now".

@@ -71,9 +71,10 @@ final class ClusterEtcd implements AutoCloseable {
     }
 
     /**
-     * Returns once a linearizable read sent after this call began was answered: this call's own read of {@code key}
-     * (keys only), or another request of this JVM's calls of the node that proves as much ({@link #shared}), sent for
-     * both or before this call asked. Throws what this call's own read would have thrown.
+     * Returns once a linearizable read sent after this call began (or within {@link QuorumRead}'s grace before) was
+     * answered: this call's own read of {@code key} (keys only), or another request of this JVM's calls of the node
+     * that proves as much ({@link #shared}), sent for both or before this call asked. Throws what this call's own
+     * read would have thrown.
      */
     void quorum(String key) throws IpamException {
         Txn read = new Txn().range(key, null, true, 0);

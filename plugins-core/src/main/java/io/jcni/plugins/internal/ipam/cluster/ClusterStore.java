@@ -223,8 +223,8 @@ public final class ClusterStore implements IpamStore {
             // needs a quorum. Without a quorum a write sent blind waits in a lone member's log and can commit once
             // the quorum is back, after this call answered code 11: an address that no attachment holds (seen in
             // ClusterIpamExecTest through the service). The read fails here instead, and nothing is proposed. Its
-            // answer is not used, so this node's concurrent ADDs share it: any read sent after this call began
-            // proves the quorum for it as well (QuorumRead).
+            // answer is not used, so this node's concurrent ADDs share it: any read sent after this call began (or
+            // just before: QuorumRead's grace) proves the quorum for it as well.
             Timing.phase("plan");
             etcd.quorum(keys.node(node));
             Timing.phase("quorum");

@@ -55,12 +55,13 @@
  * {@code Plugins.inProcess()}) whenever the node's view has a free address in the node's blocks, and three (read,
  * read of a block, write) for an exec'd plugin, as before: the format in etcd is the same for both, and they mix
  * freely. The node's concurrent ADDs in one JVM share that read ({@code QuorumRead}, kept with the node's view). Its
- * answer is not used, and a linearizable read sent after a call began proves the quorum for that call as well as its
- * own would; one sent before does not. "A call" is the plugin call ({@code CallStart}, set by the skel: for
- * cluster-ipam run in-process by bridge, bridge's call). So a call whose plugin call began before the latest answered read was sent
- * does not wait; one that finds a read in flight sent after it began waits for it; one that finds a read in flight
- * sent before waits for the next, which one of those waiting sends as soon as the one in flight ends: one read for
- * each such round of calls instead of one per call, and a call waits at most for the end of the read in flight and
+ * answer is not used, and a linearizable read sent after a call began, or up to 10 ms before (a grace: see {@code
+ * QuorumRead}), proves the quorum for that call as well as its own would; one sent earlier does not. "A call" is the
+ * plugin call ({@code CallStart}, set by the skel: for cluster-ipam run in-process by bridge, bridge's call). So a call
+ * whose plugin call began before the latest answered read was sent (or within the grace after it) does not wait; one
+ * that finds a read in flight sent after it began (or in the grace) waits for it; one that finds a read in flight sent
+ * earlier waits for the next, which one of those waiting sends as soon as the one in flight ends: one read for each
+ * such round of calls instead of one per call, and a call waits at most for the end of the read in flight and
  * one read. Any other answered request of the node's calls proves as much as a read sent when it was sent (each is a
  * linearizable read or a write raft committed); a request that fails drops the proof of the answered ones until one
  * sent after it is answered. A node's calls that the view cannot serve (a new node or network, its blocks full) leave

@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -95,6 +96,11 @@ class ClusterIpamViewTest {
     private record Added(String ip, int requests) {
     }
 
+    /** Waits out {@link QuorumRead#GRACE_NANOS} and as much again. */
+    private static void pastTheGrace() throws InterruptedException {
+        Thread.sleep(2 * TimeUnit.NANOSECONDS.toMillis(QuorumRead.GRACE_NANOS));
+    }
+
     /** The addresses held in etcd, each with its holder's container. */
     private List<String> held(String network) throws Exception {
         List<String> out = new ArrayList<>();
@@ -109,9 +115,13 @@ class ClusterIpamViewTest {
         List<RangeSet> sets = sets("10.90.0.0/24");
         Set<String> ips = new HashSet<>();
         ips.add(add(service("warm", "node-a", 26, 3600), "c0", sets).ip()); // registers the network
+        // Each ADD begins longer than the quorum read's grace after the node's last request: it reads (a call right
+        // after one of the node's requests counts on it: ClusterQuorumReadTest).
+        pastTheGrace();
         Added cold = add(service("warm", "node-a", 26, 3600), "c1", sets);
         assertThat(cold.requests()).as("the registration the view made is in it: the quorum read, then the write")
                 .isEqualTo(2);
+        pastTheGrace();
         Added warm = add(service("warm", "node-a", 26, 3600), "c2", sets);
         assertThat(warm.requests()).as("a warm view: the quorum read of its liveness key, then the write")
                 .isEqualTo(2);

@@ -16,10 +16,12 @@ import org.junit.jupiter.api.Test;
  * {@link QuorumRead}, the read that a node's concurrent warm ADDs share, with callers whose reads are scripted: each
  * read blocks until the test releases it, then answers or fails as the test says, so which call waits for which read
  * is decided by the test and not by timing. That the store's warm ADDs go through it against a real etcd is in
- * {@link ClusterIpamViewTest}.
+ * {@link ClusterIpamViewTest}. Most tests run it without grace (a read sent a moment before a call began proves
+ * nothing for it), so that which read a call counts on does not depend on how fast threads start; the grace has tests
+ * of its own.
  */
 class ClusterQuorumReadTest {
-    private final QuorumRead quorum = new QuorumRead();
+    private QuorumRead quorum = new QuorumRead(0);
     private final Reads reads = new Reads();
     private final List<Thread> threads = new ArrayList<>();
 
@@ -54,6 +56,42 @@ class ClusterQuorumReadTest {
             c.assertAnswered();
         }
         assertThat(reads.sent()).as("ten calls, two reads").isEqualTo(2);
+    }
+
+    @Test
+    void aRequestAnsweredThatWasSentWithinTheGraceBeforeACallBeganIsItsProofOneSentBeforeThatIsNot()
+            throws Exception {
+        quorum = new QuorumRead();
+        long began = System.nanoTime();
+        quorum.answered(began - QuorumRead.GRACE_NANOS / 2); // e.g. the node's DEL just before this ADD began
+        call("b", 60_000, began).assertAnswered();
+        assertThat(reads.sent()).as("no read: the write answered just before b began proves a quorum for it")
+                .isZero();
+
+        quorum = new QuorumRead();
+        quorum.answered(began - 2 * QuorumRead.GRACE_NANOS);
+        Call c = call("c", 60_000, began);
+        reads.get(0).awaitStarted();
+        assertThat(reads.get(0).sender).as("sent twice the grace before c began: c reads").isEqualTo("c");
+        Thread.sleep(50);
+        assertThat(c.outcome.isDone()).as("c waits for its read").isFalse();
+        reads.get(0).release();
+        c.assertAnswered();
+    }
+
+    @Test
+    void aCallThatBeganWithinTheGraceAfterAReadWasSentCountsOnIt() throws Exception {
+        quorum = new QuorumRead();
+        long before = System.nanoTime();
+        Call a = call("a", 60_000);
+        reads.get(0).awaitStarted();
+        // Sent after "before", so less than the grace before b began.
+        Call b = call("b", 60_000, before + QuorumRead.GRACE_NANOS - 1_000_000);
+        awaitWaiting(1);
+        reads.get(0).release();
+        a.assertAnswered();
+        b.assertAnswered();
+        assertThat(reads.sent()).as("b counted on a's read").isEqualTo(1);
     }
 
     @Test

@@ -66,16 +66,23 @@ public class ClusterIpamBenchmark {
     @Setup(Level.Trial)
     public void start() throws Exception {
         etcd = new EtcdMembers(members);
-        plugin = Plugins.inProcess().find("cluster-ipam").orElseThrow();
-        conf = ("{\"cniVersion\":\"1.0.0\",\"name\":\"" + NETWORK + "\",\"type\":\"bridge\",\"ipam\":{\"type\":"
-                + "\"cluster-ipam\",\"subnet\":\"10.100.0.0/16\",\"etcd\":{\"endpoints\":[" + etcd.endpointsJson()
-                + "]}}}").getBytes(StandardCharsets.UTF_8);
-        if (fill > 0) {
-            prefill();
-        }
-        String cid = "warm-up";
-        if (call("ADD", "bench", cid) != 0 || call("DEL", "bench", cid) != 0) {
-            throw new IllegalStateException("the first ADD/DEL failed");
+        try {
+            plugin = Plugins.inProcess().find("cluster-ipam").orElseThrow();
+            conf = ("{\"cniVersion\":\"1.0.0\",\"name\":\"" + NETWORK + "\",\"type\":\"bridge\",\"ipam\":{\"type\":"
+                    + "\"cluster-ipam\",\"subnet\":\"10.100.0.0/16\",\"etcd\":{\"endpoints\":["
+                    + etcd.endpointsJson() + "]}}}").getBytes(StandardCharsets.UTF_8);
+            if (fill > 0) {
+                prefill();
+            }
+            String cid = "warm-up";
+            if (call("ADD", "bench", cid) != 0 || call("DEL", "bench", cid) != 0) {
+                throw new IllegalStateException("the first ADD/DEL failed");
+            }
+        } catch (Exception | Error e) {
+            // JMH runs no tear-down after a failed set-up, and tries the set-up again in the next iteration.
+            etcd.close();
+            etcd = null;
+            throw e;
         }
     }
 

@@ -19,12 +19,14 @@ import java.util.stream.Stream;
 /**
  * Real etcd members for the benchmarks (Debian's etcd-server): {@code size} members on free loopback ports, their data
  * on tmpfs ({@code /dev/shm}: fsync costs nothing there, so the figures are the plugin's and etcd's work, not a disk's),
- * killed and removed by {@link #close}.
+ * killed and removed by {@link #close}, or when the JVM exits without it (a shutdown hook: a fork that JMH ends after
+ * a failure).
  */
 final class EtcdMembers implements AutoCloseable {
     private final Path dir;
     private final int[] client;
     private final List<Process> processes = new ArrayList<>();
+    private final Thread onExit = new Thread(this::removeQuietly, "etcd-members-exit");
 
     EtcdMembers(int size) throws Exception {
         if (!Files.isExecutable(Path.of("/usr/bin/etcd"))) {
@@ -32,6 +34,7 @@ final class EtcdMembers implements AutoCloseable {
         }
         dir = Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
                 : Path.of(System.getProperty("java.io.tmpdir")), "jcni-bench-etcd");
+        Runtime.getRuntime().addShutdownHook(onExit);
         client = new int[size];
         int[] peer = new int[size];
         StringBuilder initial = new StringBuilder();
@@ -49,7 +52,9 @@ final class EtcdMembers implements AutoCloseable {
                         "error", "--quota-backend-bytes", Long.toString(4L << 30), "--max-txn-ops", "1024");
                 pb.redirectErrorStream(true);
                 pb.redirectOutput(dir.resolve("m" + i + ".log").toFile());
-                processes.add(pb.start());
+                synchronized (processes) {
+                    processes.add(pb.start());
+                }
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (true) {
@@ -110,14 +115,37 @@ final class EtcdMembers implements AutoCloseable {
 
     @Override
     public void close() throws IOException, InterruptedException {
-        for (Process p : processes) {
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
+        try {
+            Runtime.getRuntime().removeShutdownHook(onExit);
+        } catch (IllegalStateException e) {
+            // The JVM is exiting: the hook does the same.
+        }
+        remove();
+    }
+
+    /** SIGKILL to every member started, then their data removed. */
+    private void remove() throws IOException, InterruptedException {
+        synchronized (processes) {
+            for (Process p : processes) {
+                p.destroyForcibly();
+            }
+            for (Process p : processes) {
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
         }
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
+        }
+    }
+
+    /** {@link #remove} as the JVM exits without {@link #close}; a failure is only printed. */
+    private void removeQuietly() {
+        try {
+            remove();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            System.err.println("etcd members in " + dir + ": " + e);
         }
     }
 }

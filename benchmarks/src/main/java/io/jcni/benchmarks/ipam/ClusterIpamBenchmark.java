@@ -80,7 +80,7 @@ public class ClusterIpamBenchmark {
             }
         } catch (Exception | Error e) {
             // JMH runs no tear-down after a failed set-up, and tries the set-up again in the next iteration.
-            etcd.close();
+            etcd.closeAfter(e);
             etcd = null;
             throw e;
         }

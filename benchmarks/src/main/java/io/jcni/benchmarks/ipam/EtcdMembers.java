@@ -69,7 +69,7 @@ final class EtcdMembers implements AutoCloseable {
                 }
             }
         } catch (Exception | Error e) {
-            close();
+            closeAfter(e);
             throw e;
         }
     }
@@ -121,6 +121,15 @@ final class EtcdMembers implements AutoCloseable {
             // The JVM is exiting: the hook does the same.
         }
         remove();
+    }
+
+    /** {@link #close} while {@code failure} is being thrown: a failure to close is added to it, not thrown instead. */
+    void closeAfter(Throwable failure) {
+        try {
+            close();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
     }
 
     /** SIGKILL to every member started, then their data removed. */

@@ -2,149 +2,169 @@ package io.jcni.plugins.internal.ipam.cluster;
 
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.Kv;
 import io.jcni.plugins.internal.ipam.cluster.EtcdClient.TxnResult;
-import io.jcni.plugins.internal.ipam.cluster.EtcdConfig.Endpoint;
 import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
-import io.jcni.spec.CniException;
-import io.jcni.spec.Json;
-import io.jcni.spec.JsonArray;
-import io.jcni.spec.JsonBoolean;
-import io.jcni.spec.JsonNumber;
-import io.jcni.spec.JsonObject;
-import io.jcni.spec.JsonString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Optional;
 
 /**
- * What {@link EtcdClient} reads from the JSON gateway's answers: kvs whose keys and values are base64, int64 fields
- * written as strings, a transaction's per-operation responses. An answer that does not have the shape etcd gives is
- * {@link Kind#PROTOCOL}.
+ * What {@link EtcdClient} reads from etcd's gRPC answers, by the field numbers of etcd's {@code rpc.proto} and {@code
+ * kv.proto}: a range's kvs and count, a transaction's outcome and per-operation responses, a lease's ID, an auth
+ * token. Fields it does not need are skipped. An answer that does not parse is {@link Kind#PROTOCOL}.
  */
 final class EtcdAnswers {
     private EtcdAnswers() {
     }
 
-    /** An answer's body as the object etcd sends, from {@code endpoint} to {@code path}. */
-    static JsonObject parse(byte[] body, String path, Endpoint endpoint) throws EtcdException {
+    /** The kvs of a {@code RangeResponse} ({@code what}: the request, for the error text). */
+    static List<Kv> kvs(byte[] rangeResponse, String what) throws EtcdException {
         try {
-            Json json = Json.parse(body);
-            if (json instanceof JsonObject o) {
-                return o;
-            }
-        } catch (CniException e) {
-            throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": unreadable answer: "
-                    + e.error().msg(), e);
+            return kvs(new Proto.Reader(rangeResponse));
+        } catch (Proto.Malformed e) {
+            throw protocol(what, e);
         }
-        throw new EtcdException(Kind.PROTOCOL, "etcd " + endpoint + " " + path + ": the answer is not an object");
     }
 
-    /** The text of an error answer: its {@code message}, its {@code error}, or its HTTP status. */
-    static String errorText(JsonObject json, HttpChannel.Response response) {
-        for (String key : List.of("message", "error")) {
-            Optional<Json> v = json.get(key);
-            if (v.isPresent() && v.get() instanceof JsonString s && !s.value().isEmpty()) {
-                return s.value();
-            }
-        }
-        return "HTTP " + response.status;
-    }
-
-    /** A {@code /v3/kv/txn} answer: whether its compares held, the kvs of each range it ran, its revision. */
-    static TxnResult txnResult(JsonObject response) throws EtcdException {
-        boolean ok = false;
-        Optional<Json> succeeded = response.get("succeeded");
-        if (succeeded.isPresent() && succeeded.get() instanceof JsonBoolean b) {
-            ok = b.value();
-        }
-        List<List<Kv>> ranges = new ArrayList<>();
-        Optional<Json> list = response.get("responses");
-        if (list.isPresent() && list.get() instanceof JsonArray array) {
-            for (Json r : array.elements()) {
-                if (!(r instanceof JsonObject o)) {
-                    throw protocol("/v3/kv/txn", "a response that is not an object");
-                }
-                Optional<Json> range = o.get("response_range");
-                if (range.isPresent() && range.get() instanceof JsonObject kvs) {
-                    ranges.add(kvs(kvs, "/v3/kv/txn"));
+    /** The {@code count} of a {@code RangeResponse}. */
+    static long count(byte[] rangeResponse) throws EtcdException {
+        try {
+            Proto.Reader r = new Proto.Reader(rangeResponse);
+            long count = 0;
+            while (r.next()) {
+                if (r.field() == 4) {
+                    count = r.varint();
                 } else {
-                    ranges.add(new ArrayList<>());
+                    r.skip();
                 }
             }
+            return count;
+        } catch (Proto.Malformed e) {
+            throw protocol(EtcdClient.RANGE, e);
         }
-        return new TxnResult(ok, ranges, revision(response));
     }
 
-    /** The kvs of a range answer ({@code what}: the request, for the error text). */
-    static List<Kv> kvs(JsonObject rangeResponse, String what) throws EtcdException {
-        List<Kv> out = new ArrayList<>();
-        Optional<Json> list = rangeResponse.get("kvs");
-        if (list.isEmpty()) {
-            return out;
-        }
-        if (!(list.get() instanceof JsonArray array)) {
-            throw protocol(what, "kvs is not a list");
-        }
-        for (Json element : array.elements()) {
-            if (!(element instanceof JsonObject kv)) {
-                throw protocol(what, "a kv that is not an object");
+    /** A {@code TxnResponse}: whether its compares held, the kvs of each range it ran, its revision. */
+    static TxnResult txnResult(byte[] txnResponse) throws EtcdException {
+        try {
+            Proto.Reader r = new Proto.Reader(txnResponse);
+            boolean ok = false;
+            long revision = 0;
+            List<List<Kv>> ranges = new ArrayList<>();
+            while (r.next()) {
+                switch (r.field()) {
+                    case 1 -> revision = revision(r.message());
+                    case 2 -> ok = r.varint() != 0;
+                    case 3 -> {
+                        // A ResponseOp: its response_range's kvs, none for a put or a delete.
+                        Proto.Reader op = r.message();
+                        List<Kv> kvs = new ArrayList<>();
+                        while (op.next()) {
+                            if (op.field() == 1) {
+                                kvs = kvs(op.message());
+                            } else {
+                                op.skip();
+                            }
+                        }
+                        ranges.add(kvs);
+                    }
+                    default -> r.skip();
+                }
             }
-            out.add(new Kv(new String(bytes(kv, "key", what), StandardCharsets.UTF_8), bytes(kv, "value", what),
-                    number(kv, "create_revision", 0), number(kv, "mod_revision", 0), number(kv, "lease", 0)));
+            return new TxnResult(ok, ranges, revision);
+        } catch (Proto.Malformed e) {
+            throw protocol(EtcdClient.TXN, e);
+        }
+    }
+
+    /** The {@code ID} of a {@code LeaseGrantResponse} (its {@code error}, if etcd set one, is the failure). */
+    static long leaseId(byte[] leaseGrantResponse) throws EtcdException {
+        try {
+            Proto.Reader r = new Proto.Reader(leaseGrantResponse);
+            long id = 0;
+            String error = "";
+            while (r.next()) {
+                switch (r.field()) {
+                    case 2 -> id = r.varint();
+                    case 4 -> error = r.string();
+                    default -> r.skip();
+                }
+            }
+            if (!error.isEmpty()) {
+                throw new EtcdException(Kind.PROTOCOL, "etcd " + EtcdClient.LEASE_GRANT + ": " + error);
+            }
+            if (id == 0) {
+                throw new EtcdException(Kind.PROTOCOL, "etcd " + EtcdClient.LEASE_GRANT + ": no ID in the answer");
+            }
+            return id;
+        } catch (Proto.Malformed e) {
+            throw protocol(EtcdClient.LEASE_GRANT, e);
+        }
+    }
+
+    /** The {@code token} of an {@code AuthenticateResponse} (empty if none). */
+    static String token(byte[] authenticateResponse) throws EtcdException {
+        try {
+            Proto.Reader r = new Proto.Reader(authenticateResponse);
+            String token = "";
+            while (r.next()) {
+                if (r.field() == 2) {
+                    token = r.string();
+                } else {
+                    r.skip();
+                }
+            }
+            return token;
+        } catch (Proto.Malformed e) {
+            throw protocol(EtcdClient.AUTHENTICATE, e);
+        }
+    }
+
+    private static List<Kv> kvs(Proto.Reader rangeResponse) throws Proto.Malformed {
+        List<Kv> out = new ArrayList<>();
+        while (rangeResponse.next()) {
+            if (rangeResponse.field() == 2) {
+                out.add(kv(rangeResponse.message()));
+            } else {
+                rangeResponse.skip();
+            }
         }
         return out;
     }
 
-    private static byte[] bytes(JsonObject o, String key, String what) throws EtcdException {
-        Optional<Json> v = o.get(key);
-        if (v.isEmpty()) {
-            return new byte[0];
-        }
-        if (!(v.get() instanceof JsonString s)) {
-            throw protocol(what, key + " is not a string");
-        }
-        try {
-            return Base64.getDecoder().decode(s.value());
-        } catch (IllegalArgumentException e) {
-            throw protocol(what, key + " is not base64");
-        }
-    }
-
-    /** An int64 field (the gateway writes them as strings); {@code absent} when missing. */
-    static long number(JsonObject o, String key, long absent) {
-        Optional<Json> v = o.get(key);
-        if (v.isEmpty()) {
-            return absent;
-        }
-        try {
-            if (v.get() instanceof JsonString s) {
-                return Long.parseLong(s.value());
+    /** An {@code mvccpb.KeyValue}. */
+    private static Kv kv(Proto.Reader r) throws Proto.Malformed {
+        byte[] key = new byte[0];
+        byte[] value = new byte[0];
+        long create = 0;
+        long mod = 0;
+        long lease = 0;
+        while (r.next()) {
+            switch (r.field()) {
+                case 1 -> key = r.bytes();
+                case 2 -> create = r.varint();
+                case 3 -> mod = r.varint();
+                case 5 -> value = r.bytes();
+                case 6 -> lease = r.varint();
+                default -> r.skip();
             }
-            if (v.get() instanceof JsonNumber n) {
-                return n.toLong().orElse(absent);
+        }
+        return new Kv(new String(key, StandardCharsets.UTF_8), value, create, mod, lease);
+    }
+
+    /** The {@code revision} of a {@code ResponseHeader}. */
+    private static long revision(Proto.Reader header) throws Proto.Malformed {
+        long revision = 0;
+        while (header.next()) {
+            if (header.field() == 3) {
+                revision = header.varint();
+            } else {
+                header.skip();
             }
-        } catch (NumberFormatException e) {
-            return absent;
         }
-        return absent;
+        return revision;
     }
 
-    /** An int64 field the answer must hold. */
-    static long number(JsonObject o, String key, String what) throws EtcdException {
-        long n = number(o, key, Long.MIN_VALUE);
-        if (n == Long.MIN_VALUE) {
-            throw protocol(what, "no " + key + " in the answer");
-        }
-        return n;
-    }
-
-    private static long revision(JsonObject response) {
-        Optional<Json> header = response.get("header");
-        return header.isPresent() && header.get() instanceof JsonObject h ? number(h, "revision", 0) : 0;
-    }
-
-    private static EtcdException protocol(String what, String problem) {
-        return new EtcdException(Kind.PROTOCOL, "etcd " + what + ": " + problem);
+    private static EtcdException protocol(String what, Proto.Malformed e) {
+        return new EtcdException(Kind.PROTOCOL, "etcd " + what + ": unreadable answer: " + e.getMessage(), e);
     }
 }

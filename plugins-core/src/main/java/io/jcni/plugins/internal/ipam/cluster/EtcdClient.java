@@ -1,35 +1,23 @@
 package io.jcni.plugins.internal.ipam.cluster;
 
-import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.errorText;
-import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.kvs;
-import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.number;
-import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.parse;
-import static io.jcni.plugins.internal.ipam.cluster.EtcdAnswers.txnResult;
-
 import io.jcni.plugins.internal.ipam.cluster.EtcdConfig.Endpoint;
 import io.jcni.plugins.internal.ipam.cluster.EtcdException.Kind;
 import io.jcni.runtime.internal.files.BoundedFiles;
 import io.jcni.runtime.internal.files.IoText;
-import io.jcni.spec.Json;
-import io.jcni.spec.JsonObject;
-import io.jcni.spec.JsonString;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocketFactory;
 
 /**
- * etcd v3 through its JSON gateway ({@code POST /v3/kv/range|txn}, {@code /v3/lease/grant}, {@code
- * /v3/auth/authenticate}; keys and values base64), over {@link HttpChannel}s: no dependency, nothing but
- * {@code java.base} on the exec path.
+ * etcd v3 through its gRPC API ({@code KV/Range}, {@code KV/Txn}, {@code Lease/LeaseGrant}, {@code
+ * Auth/Authenticate}), over {@link GrpcChannel}s: no dependency, nothing but {@code java.base} on the exec path.
  *
  * <p>Every call has the deadline given at construction (the plugin call's {@code requestTimeoutSeconds}). A call goes
  * to one endpoint, which gets {@code dialTimeoutSeconds} (or what is left, if less) to connect and answer, twice that
@@ -47,7 +35,7 @@ import javax.net.ssl.SSLSocketFactory;
 final class EtcdClient implements AutoCloseable {
     private final EtcdConfig config;
     private final long deadline;
-    private final HttpChannel[] channels;
+    private final GrpcChannel[] channels;
     private final ReentrantLock lock = new ReentrantLock();
     private int current;
     private String token;
@@ -57,7 +45,7 @@ final class EtcdClient implements AutoCloseable {
     EtcdClient(EtcdConfig config, long deadline) {
         this.config = config;
         this.deadline = deadline;
-        this.channels = new HttpChannel[config.endpoints().size()];
+        this.channels = new GrpcChannel[config.endpoints().size()];
         // Spread the nodes over the endpoints; failover walks on from here.
         this.current = (int) ((System.nanoTime() >>> 10) % channels.length);
     }
@@ -83,22 +71,25 @@ final class EtcdClient implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------- the calls
 
+    static final String RANGE = "/etcdserverpb.KV/Range";
+    static final String TXN = "/etcdserverpb.KV/Txn";
+    static final String LEASE_GRANT = "/etcdserverpb.Lease/LeaseGrant";
+    static final String AUTHENTICATE = "/etcdserverpb.Auth/Authenticate";
+
     /** {@code Range}: keys in {@code [key, end)} ({@code end} null: just {@code key}). */
     List<Kv> range(String key, String end, boolean keysOnly, long limit) throws EtcdException {
-        StringBuilder body = new StringBuilder(128);
-        rangeBody(body, key, end, keysOnly, limit);
-        return kvs(call("/v3/kv/range", body.toString(), 0), "/v3/kv/range");
+        return EtcdAnswers.kvs(call(RANGE, rangeRequest(key, end, keysOnly, limit).toBytes(), 0), RANGE);
     }
 
     /** {@code Range} with {@code count_only}: how many keys {@code [key, end)} holds, none of them sent. */
     long count(String key, String end) throws EtcdException {
-        String body = "{\"key\":\"" + b64(key) + "\",\"range_end\":\"" + b64(end) + "\",\"count_only\":true}";
-        return number(call("/v3/kv/range", body, 0), "count", 0);
+        Proto.Writer request = rangeRequest(key, end, false, 0).bool(9, true);
+        return EtcdAnswers.count(call(RANGE, request.toBytes(), 0));
     }
 
     /** Runs a transaction. */
     TxnResult txn(Txn txn) throws EtcdException {
-        return txnResult(call("/v3/kv/txn", txn.toJson(), 0));
+        return EtcdAnswers.txnResult(call(TXN, txn.toProto(), 0));
     }
 
     /** The first attempt of {@link #txnOrSlow}: at most this, or a quarter of {@code dialTimeoutSeconds} if less. */
@@ -113,13 +104,12 @@ final class EtcdClient implements AutoCloseable {
      */
     TxnResult txnOrSlow(Txn txn) throws EtcdException {
         long quick = Math.min(QUICK_NANOS, config.dialTimeoutSeconds() * 250_000_000L);
-        return txnResult(call("/v3/kv/txn", txn.toJson(), quick));
+        return EtcdAnswers.txnResult(call(TXN, txn.toProto(), quick));
     }
 
     /** A lease of {@code ttlSeconds}; its ID. */
     long grantLease(long ttlSeconds) throws EtcdException {
-        JsonObject response = call("/v3/lease/grant", "{\"TTL\":\"" + ttlSeconds + "\"}", 0);
-        return number(response, "ID", "/v3/lease/grant");
+        return EtcdAnswers.leaseId(call(LEASE_GRANT, new Proto.Writer().varint(1, ttlSeconds).toBytes(), 0));
     }
 
     // ---------------------------------------------------------------------------------------------- transport
@@ -134,17 +124,17 @@ final class EtcdClient implements AutoCloseable {
     static final long FAILING_NANOS = 30_000_000_000L;
 
     /**
-     * Posts to one endpoint after another until one answers: each attempt gets {@code dialTimeoutSeconds} (or what is
+     * Calls one endpoint after another until one answers: each attempt gets {@code dialTimeoutSeconds} (or what is
      * left of the call, if less) to connect and answer, so a member that accepts connections but does not answer (a
      * stopped process, a stalled disk, a black hole) costs one attempt, not the call's whole budget. Endpoints that
      * failed lately come last in each round. {@code quickNanos} > 0: the first attempt gets at most that long, and
      * {@link Kind#SLOW} ends the call if it does not answer in it.
      */
-    private JsonObject call(String path, String body, long quickNanos) throws EtcdException {
+    private byte[] call(String method, byte[] request, long quickNanos) throws EtcdException {
         lock.lock();
         try {
             authenticate();
-            Failover call = new Failover(path, body.getBytes(StandardCharsets.UTF_8), quickNanos, order());
+            Failover call = new Failover(method, request, quickNanos, order());
             while (true) {
                 long now = System.nanoTime();
                 giveUpIfDone(call, now);
@@ -153,17 +143,15 @@ final class EtcdClient implements AutoCloseable {
                     continue;
                 }
                 int at = call.order[call.tried++];
-                HttpChannel.Response response = attempt(call, at, now);
-                if (response == null) {
+                GrpcChannel.Answer answer = attempt(call, at, now);
+                if (answer == null) {
                     continue; // the endpoint failed to connect or answer: the next one
                 }
-                Endpoint endpoint = config.endpoints().get(at);
-                JsonObject json = parse(response.body, path, endpoint);
-                if (response.status == 200 && !json.has("error")) {
+                if (answer.status == 0) {
                     answered(at);
-                    return json;
+                    return answer.body;
                 }
-                retryOrThrow(call, endpoint, json, response);
+                retryOrThrow(call, config.endpoints().get(at), answer.status, answer.message);
             }
         } finally {
             lock.unlock();
@@ -175,8 +163,8 @@ final class EtcdClient implements AutoCloseable {
      * them it tried, how many rounds it finished, what went wrong last, and whether it already asked for a new token.
      */
     private static final class Failover {
-        final String path;
-        final byte[] body;
+        final String method;
+        final byte[] request;
         final long quickNanos;
         int[] order;
         int tried;
@@ -184,9 +172,9 @@ final class EtcdClient implements AutoCloseable {
         String lastFailure = "no endpoint tried";
         boolean reauthenticated;
 
-        Failover(String path, byte[] body, long quickNanos, int[] order) {
-            this.path = path;
-            this.body = body;
+        Failover(String method, byte[] request, long quickNanos, int[] order) {
+            this.method = method;
+            this.request = request;
             this.quickNanos = quickNanos;
             this.order = order;
         }
@@ -211,10 +199,10 @@ final class EtcdClient implements AutoCloseable {
     }
 
     /**
-     * Posts the call's request to endpoint {@code at}: its answer, or null if the endpoint did not connect or answer
+     * Sends the call's request to endpoint {@code at}: its answer, or null if the endpoint did not connect or answer
      * (then it counts as failing, and {@code call.lastFailure} says why).
      */
-    private HttpChannel.Response attempt(Failover call, int at, long now) throws EtcdException {
+    private GrpcChannel.Answer attempt(Failover call, int at, long now) throws EtcdException {
         Endpoint endpoint = config.endpoints().get(at);
         long attemptDeadline = attemptDeadline(call.rounds, now);
         boolean quick = call.quickNanos > 0 && call.rounds == 0 && call.tried == 1
@@ -223,14 +211,14 @@ final class EtcdClient implements AutoCloseable {
             attemptDeadline = now + call.quickNanos;
         }
         try {
-            return channel(at).post(call.path, call.body, token, attemptDeadline);
+            return channel(at).call(call.method, call.request, token, attemptDeadline);
         } catch (SSLException e) {
             channel(at).close();
             throw new EtcdException(Kind.CONFIG, "TLS with " + endpoint + " failed: " + e.getMessage(), e);
         } catch (SocketTimeoutException e) {
             channel(at).close();
             if (quick) {
-                throw new EtcdException(Kind.SLOW, endpoint + " did not answer " + call.path + " within "
+                throw new EtcdException(Kind.SLOW, endpoint + " did not answer " + call.method + " within "
                         + call.quickNanos / 1_000_000 + " ms", e);
             }
             attemptFailed(call, endpoint, endpoint + " did not answer within " + (attemptDeadline == deadline
@@ -272,10 +260,7 @@ final class EtcdClient implements AutoCloseable {
      * An error answer: returns to try the next endpoint if etcd was unavailable, the same one again (once a call)
      * with a new token if the token was no longer valid; throws the call's error otherwise.
      */
-    private void retryOrThrow(Failover call, Endpoint endpoint, JsonObject json, HttpChannel.Response response)
-            throws EtcdException {
-        String message = errorText(json, response);
-        long code = number(json, "code", -1);
+    private void retryOrThrow(Failover call, Endpoint endpoint, long code, String message) throws EtcdException {
         if (isUnavailable(code, message)) {
             call.lastFailure = endpoint + ": " + message;
             return;
@@ -288,7 +273,7 @@ final class EtcdClient implements AutoCloseable {
             call.tried--; // the same endpoint again, with the new token
             return;
         }
-        throw refused(call.path, endpoint, code, message);
+        throw refused(call.method, endpoint, code, message);
     }
 
     /** gRPC Unauthenticated (16), or etcd's texts for a token that expired or predates a change of the auth store. */
@@ -355,19 +340,20 @@ final class EtcdClient implements AutoCloseable {
         }
     }
 
-    /** gRPC Unavailable (14) or DeadlineExceeded (4), and the server errors etcd retries itself. */
+    /** gRPC Unavailable (14) or DeadlineExceeded (4), the server errors etcd retries itself, a call it cancelled. */
     private static boolean isUnavailable(long code, String message) {
         return code == 14 || code == 4 || message.contains("no leader") || message.contains("leader changed")
                 || message.contains("request timed out") || message.contains("timed out")
                 || message.contains("too many requests") || message.contains("not capable")
-                || message.contains("connection refused") || message.contains("transport is closing");
+                || message.contains("connection refused") || message.contains("transport is closing")
+                || message.contains("context deadline exceeded") || message.contains("context canceled");
     }
 
-    private HttpChannel channel(int at) throws EtcdException {
+    private GrpcChannel channel(int at) throws EtcdException {
         if (channels[at] == null) {
             Endpoint e = config.endpoints().get(at);
-            HttpChannel idle = e.tls() ? null : IdleChannels.take(e);
-            channels[at] = idle != null ? idle : new HttpChannel(e.host(), e.port(), e.tls() ? tls() : null,
+            GrpcChannel idle = e.tls() ? null : IdleChannels.take(e);
+            channels[at] = idle != null ? idle : new GrpcChannel(e.host(), e.port(), e.tls() ? tls() : null,
                     config.dialTimeoutSeconds() * 1_000_000_000L);
         }
         return channels[at];
@@ -380,7 +366,7 @@ final class EtcdClient implements AutoCloseable {
         return tls;
     }
 
-    /** etcd user auth: {@code /v3/auth/authenticate} with the credentials file's {@code user:password}. */
+    /** etcd user auth: {@code Auth/Authenticate} with the credentials file's {@code user:password}. */
     private void authenticate() throws EtcdException {
         if (authenticated || config.credentialsFile() == null) {
             return;
@@ -404,25 +390,20 @@ final class EtcdClient implements AutoCloseable {
             throw new EtcdException(Kind.CONFIG, "the etcd credentials file " + config.credentialsFile()
                     + " must hold user:password on its first line");
         }
-        String body = "{\"name\":" + new JsonString(line.substring(0, colon)) + ",\"password\":"
-                + new JsonString(line.substring(colon + 1)) + "}";
-        JsonObject response = call("/v3/auth/authenticate", body, 0);
-        Optional<Json> t = response.get("token");
-        if (t.isEmpty() || !(t.get() instanceof JsonString s) || s.value().isEmpty()) {
+        Proto.Writer request = new Proto.Writer().string(1, line.substring(0, colon))
+                .string(2, line.substring(colon + 1));
+        String t = EtcdAnswers.token(call(AUTHENTICATE, request.toBytes(), 0));
+        if (t.isEmpty()) {
             throw new EtcdException(Kind.AUTH, "etcd did not return an auth token for user "
                     + line.substring(0, colon) + " (is auth enabled?)");
         }
-        token = s.value();
+        token = t;
     }
 
     // ---------------------------------------------------------------------------------------------- encoding
 
-    static String b64(String key) {
-        return Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static String b64(byte[] value) {
-        return Base64.getEncoder().encodeToString(value);
+    static byte[] utf8(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
     }
 
     /** The end of the range of every key starting with {@code prefix} (its last character plus one). */
@@ -431,24 +412,19 @@ final class EtcdClient implements AutoCloseable {
         return prefix.substring(0, prefix.length() - 1) + (char) (last + 1);
     }
 
-    static void rangeBody(StringBuilder body, String key, String end, boolean keysOnly, long limit) {
-        body.append("{\"key\":\"").append(b64(key)).append('"');
+    /** A {@code RangeRequest}. */
+    static Proto.Writer rangeRequest(String key, String end, boolean keysOnly, long limit) {
+        Proto.Writer w = new Proto.Writer().bytes(1, utf8(key));
         if (end != null) {
-            body.append(",\"range_end\":\"").append(b64(end)).append('"');
+            w.bytes(2, utf8(end));
         }
-        if (keysOnly) {
-            body.append(",\"keys_only\":true");
-        }
-        if (limit > 0) {
-            body.append(",\"limit\":\"").append(limit).append('"');
-        }
-        body.append('}');
+        return w.varintIfSet(3, limit).bool(8, keysOnly);
     }
 
     @Override
     public void close() {
         for (int i = 0; i < channels.length; i++) {
-            HttpChannel c = channels[i];
+            GrpcChannel c = channels[i];
             if (c != null) {
                 EtcdConfig.Endpoint e = config.endpoints().get(i);
                 if (e.tls() || !c.isOpen() || !IdleChannels.give(e, c)) {
@@ -498,18 +474,26 @@ final class EtcdClient implements AutoCloseable {
 
     /** A transaction: compares, then the operations run if they all hold ({@code success}) or if not. */
     static final class Txn {
-        private final StringBuilder compare = new StringBuilder();
-        private final StringBuilder success = new StringBuilder();
-        private final StringBuilder failure = new StringBuilder();
+        // Compare's result and target values, and TxnRequest's and RequestOp's fields, as etcd's rpc.proto
+        // numbers them.
+        private static final int EQUAL = 0;
+        private static final int LESS = 2;
+        private static final int CREATE = 1;
+        private static final int MOD = 2;
+        private static final int VALUE = 3;
+        private static final int COMPARE = 1;
+        private static final int SUCCESS = 2;
+        private static final int FAILURE = 3;
+        private final Proto.Writer request = new Proto.Writer();
 
         /** The key does not exist. */
         Txn absent(String key) {
-            return cmp(key, "\"target\":\"CREATE\",\"create_revision\":\"0\"");
+            return compare(compare(key, EQUAL, CREATE).varint(5, 0));
         }
 
         /** The key was last written at {@code revision} (0: it does not exist). */
         Txn modRevision(String key, long revision) {
-            return cmp(key, "\"target\":\"MOD\",\"mod_revision\":\"" + revision + "\"");
+            return compare(compare(key, EQUAL, MOD).varint(6, revision));
         }
 
         /**
@@ -518,66 +502,55 @@ final class EtcdClient implements AutoCloseable {
          * holds). With a range read as empty at {@code revision}, it says the range is still empty.
          */
         Txn unchangedSince(String key, String end, long revision) {
-            sep(compare).append("{\"key\":\"").append(b64(key)).append("\",\"range_end\":\"").append(b64(end))
-                    .append("\",\"result\":\"LESS\",\"target\":\"MOD\",\"mod_revision\":\"").append(revision + 1)
-                    .append("\"}");
-            return this;
+            return compare(compare(key, LESS, MOD).varint(6, revision + 1).bytes(64, utf8(end)));
         }
 
         /** The key holds {@code value}. */
         Txn value(String key, byte[] value) {
-            return cmp(key, "\"target\":\"VALUE\",\"value\":\"" + b64(value) + "\"");
+            return compare(compare(key, EQUAL, VALUE).bytes(7, value));
         }
 
-        private Txn cmp(String key, String rest) {
-            sep(compare).append("{\"key\":\"").append(b64(key)).append("\",\"result\":\"EQUAL\",").append(rest)
-                    .append('}');
+        private static Proto.Writer compare(String key, int result, int target) {
+            return new Proto.Writer().varintIfSet(1, result).varintIfSet(2, target).bytes(3, utf8(key));
+        }
+
+        private Txn compare(Proto.Writer compare) {
+            request.message(COMPARE, compare);
             return this;
         }
 
         Txn put(String key, byte[] value, long lease) {
-            sep(success).append("{\"request_put\":{\"key\":\"").append(b64(key)).append("\",\"value\":\"")
-                    .append(b64(value)).append('"');
-            if (lease != 0) {
-                success.append(",\"lease\":\"").append(lease).append('"');
-            }
-            success.append("}}");
+            Proto.Writer put = new Proto.Writer().bytes(1, utf8(key)).bytes(2, value).varintIfSet(3, lease);
+            request.message(SUCCESS, new Proto.Writer().message(2, put));
             return this;
         }
 
         Txn delete(String key) {
-            sep(success).append("{\"request_delete_range\":{\"key\":\"").append(b64(key)).append("\"}}");
+            request.message(SUCCESS, new Proto.Writer().message(3, new Proto.Writer().bytes(1, utf8(key))));
             return this;
         }
 
         Txn range(String key, String end, boolean keysOnly, long limit) {
-            sep(success).append("{\"request_range\":");
-            rangeBody(success, key, end, keysOnly, limit);
-            success.append('}');
+            request.message(SUCCESS, new Proto.Writer().message(1, rangeRequest(key, end, keysOnly, limit)));
             return this;
         }
 
         /** A range run when a compare fails. */
         Txn rangeOnFailure(String key, String end, boolean keysOnly, long limit) {
-            sep(failure).append("{\"request_range\":");
-            rangeBody(failure, key, end, keysOnly, limit);
-            failure.append('}');
+            request.message(FAILURE, new Proto.Writer().message(1, rangeRequest(key, end, keysOnly, limit)));
             return this;
         }
 
         boolean isEmpty() {
-            return compare.isEmpty() && success.isEmpty() && failure.isEmpty();
+            return request.isEmpty();
         }
 
-        private static StringBuilder sep(StringBuilder sb) {
-            if (!sb.isEmpty()) {
-                sb.append(',');
-            }
-            return sb;
-        }
-
-        String toJson() {
-            return "{\"compare\":[" + compare + "],\"success\":[" + success + "],\"failure\":[" + failure + "]}";
+        /**
+         * The {@code TxnRequest}. Its repeated fields may come in any order on the wire (etcd's decoder appends each
+         * element to its list), so compares and operations are written as they are added.
+         */
+        byte[] toProto() {
+            return request.toBytes();
         }
     }
 }

@@ -13,28 +13,28 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * idle connections per endpoint, each owned by one call at a time (taken, used under its {@link EtcdClient}'s lock,
  * given back on close). Plain HTTP only: a TLS connection carries the identity of the certificate files one call read,
  * and must not outlive a change of them; those are opened per call as before. A connection the server closed
- * meanwhile is reopened by {@link HttpChannel#post} on first use, as any kept-alive one.
+ * meanwhile is reopened by {@link GrpcChannel#call} on first use, as any kept-alive one.
  */
 final class IdleChannels {
     static final int MAX_IDLE = 8;
 
-    private static final ConcurrentHashMap<Endpoint, ConcurrentLinkedDeque<HttpChannel>> IDLE =
+    private static final ConcurrentHashMap<Endpoint, ConcurrentLinkedDeque<GrpcChannel>> IDLE =
             new ConcurrentHashMap<>();
 
     private IdleChannels() {
     }
 
     /** An idle connection to {@code endpoint}, or null. */
-    static HttpChannel take(Endpoint endpoint) {
-        ConcurrentLinkedDeque<HttpChannel> idle = IDLE.get(endpoint);
+    static GrpcChannel take(Endpoint endpoint) {
+        ConcurrentLinkedDeque<GrpcChannel> idle = IDLE.get(endpoint);
         return idle == null ? null : idle.pollFirst();
     }
 
     /** Keeps {@code channel} for a later call; false if enough are kept (the caller closes it). */
-    static boolean give(Endpoint endpoint, HttpChannel channel) {
-        ConcurrentLinkedDeque<HttpChannel> idle = IDLE.get(endpoint);
+    static boolean give(Endpoint endpoint, GrpcChannel channel) {
+        ConcurrentLinkedDeque<GrpcChannel> idle = IDLE.get(endpoint);
         if (idle == null) {
-            ConcurrentLinkedDeque<HttpChannel> fresh = new ConcurrentLinkedDeque<>();
+            ConcurrentLinkedDeque<GrpcChannel> fresh = new ConcurrentLinkedDeque<>();
             idle = IDLE.putIfAbsent(endpoint, fresh);
             if (idle == null) {
                 idle = fresh;

@@ -35,7 +35,7 @@ class ClusterIpamIdleChannelsTest {
                     new NodeView())) {
                 store.allocate(new Attachment("c1", "eth0"), sets, List.of(), OnExisting.REUSE);
             }
-            HttpChannel kept = IdleChannels.take(endpoint);
+            GrpcChannel kept = IdleChannels.take(endpoint);
             assertThat(kept).as("the call's connection, kept").isNotNull();
             assertThat(kept.isOpen()).isTrue();
             assertThat(IdleChannels.give(endpoint, kept)).isTrue();

@@ -143,7 +143,7 @@
  * call to its own member over loopback, so the member parses, encodes and sends every request twice. Measured on this
  * machine (three members on loopback, sequential compare-and-swap transactions of two puts, kept connections, 2,000 per
  * run, sent by Python's grpcio and http.client): 0.84–1.01 ms through gRPC against 1.36–1.58 ms through the gateway on
- * the leader (1.19–1.21 against 1.63–1.66 ms through a follower), and the members' CPU per transaction 1.29–1.59 ms
+ * the leader (1.19–1.21 against 1.63–1.66 ms through a follower), and the members' CPU per transaction 1.29–1.80 ms
  * against 2.03–2.39 ms. In the simulated cluster, where etcd shares two cores with ten nodes, that CPU is what the
  * allocations wait for (the README, "Cluster IPAM at scale").
  */

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
@@ -347,6 +348,9 @@ final class GrpcChannel implements AutoCloseable {
         int stream = (((head[5] & 0x7F) << 24) | ((head[6] & 0xFF) << 16) | ((head[7] & 0xFF) << 8)
                 | (head[8] & 0xFF));
         if (length > MAX_FRAME) {
+            if (new String(head, 0, 5, StandardCharsets.ISO_8859_1).equals("HTTP/")) {
+                throw new IOException("the endpoint answered in HTTP/1, not HTTP/2: is it etcd's client URL?");
+            }
             throw new IOException("HTTP/2 frame of " + length + " bytes exceeds " + MAX_FRAME);
         }
         byte[] payload = new byte[length];
@@ -558,7 +562,9 @@ final class GrpcChannel implements AutoCloseable {
                 ssl.setSoTimeout(remainingMillis(deadline));
                 ssl.startHandshake();
                 if (!"h2".equals(ssl.getApplicationProtocol())) {
-                    throw new IOException("the server did not agree to HTTP/2 (ALPN h2) over TLS");
+                    // Not etcd's client URL (or a proxy that speaks HTTP/1.1 only): a configuration error, not a
+                    // member that may come back.
+                    throw new SSLException("the server did not agree to HTTP/2 by ALPN (h2), as etcd's gRPC needs");
                 }
                 s = ssl;
             }

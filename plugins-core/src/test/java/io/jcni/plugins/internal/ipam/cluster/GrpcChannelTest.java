@@ -183,6 +183,17 @@ class GrpcChannelTest {
         }
     }
 
+    @Test
+    void anHttp1AnswerSaysSo() throws Exception {
+        try (Scripted server = new Scripted(
+                conn -> conn.raw("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))) {
+            try (GrpcChannel channel = server.channel()) {
+                assertThatThrownBy(() -> channel.call("/a", new byte[0], null, deadline()))
+                        .isInstanceOf(IOException.class).hasMessageContaining("HTTP/1, not HTTP/2");
+            }
+        }
+    }
+
     private static long deadline() {
         return System.nanoTime() + 10 * SECOND;
     }
@@ -296,6 +307,11 @@ class GrpcChannelTest {
                     }
                 }
             }
+        }
+
+        void raw(String text) throws IOException {
+            out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
         }
 
         void frame(int type, int flags, int stream, byte[] payload) throws IOException {

@@ -28,16 +28,7 @@ final class EtcdAnswers {
     /** The {@code count} of a {@code RangeResponse}. */
     static long count(byte[] rangeResponse) throws EtcdException {
         try {
-            Proto.Reader r = new Proto.Reader(rangeResponse);
-            long count = 0;
-            while (r.next()) {
-                if (r.field() == 4) {
-                    count = r.varint();
-                } else {
-                    r.skip();
-                }
-            }
-            return count;
+            return varintOf(new Proto.Reader(rangeResponse), 4);
         } catch (Proto.Malformed e) {
             throw protocol(EtcdClient.RANGE, e);
         }
@@ -52,7 +43,7 @@ final class EtcdAnswers {
             List<List<Kv>> ranges = new ArrayList<>();
             while (r.next()) {
                 switch (r.field()) {
-                    case 1 -> revision = revision(r.message());
+                    case 1 -> revision = varintOf(r.message(), 3); // the ResponseHeader's revision
                     case 2 -> ok = r.varint() != 0;
                     case 3 -> {
                         // A ResponseOp: its response_range's kvs, none for a put or a delete.
@@ -151,17 +142,17 @@ final class EtcdAnswers {
         return new Kv(new String(key, StandardCharsets.UTF_8), value, create, mod, lease);
     }
 
-    /** The {@code revision} of a {@code ResponseHeader}. */
-    private static long revision(Proto.Reader header) throws Proto.Malformed {
-        long revision = 0;
-        while (header.next()) {
-            if (header.field() == 3) {
-                revision = header.varint();
+    /** The varint field {@code field} of a message (its last value, as protocol buffers read it; 0 if absent). */
+    private static long varintOf(Proto.Reader message, int field) throws Proto.Malformed {
+        long value = 0;
+        while (message.next()) {
+            if (message.field() == field) {
+                value = message.varint();
             } else {
-                header.skip();
+                message.skip();
             }
         }
-        return revision;
+        return value;
     }
 
     private static EtcdException protocol(String what, Proto.Malformed e) {

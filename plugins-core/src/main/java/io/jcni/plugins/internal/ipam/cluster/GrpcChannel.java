@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BiConsumer;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -200,8 +201,11 @@ final class GrpcChannel implements AutoCloseable {
         return e instanceof IOException && !(e instanceof SocketTimeoutException) && !(e instanceof Proto.Malformed);
     }
 
-    /** One call's stream: what the server sent on it so far. */
-    private static final class Call {
+    /**
+     * One call's stream: what the server sent on it so far. It takes the fields of each header block as the decoder
+     * reads them (a class, not a lambda: the exec path links no call site of its own, see the package's tests).
+     */
+    private static final class Call implements BiConsumer<String, String> {
         final int stream;
         long window;
         boolean sent;
@@ -212,9 +216,34 @@ final class GrpcChannel implements AutoCloseable {
         int grpcStatus = -1;
         String grpcMessage = "";
         ByteArrayOutputStream data;
+        /** Whether the header block being decoded is the answer's first (its :status counts), not its trailers. */
+        boolean initialBlock;
 
         Call(int stream) {
             this.stream = stream;
+        }
+
+        @Override
+        public void accept(String name, String value) {
+            switch (name) {
+                case ":status" -> {
+                    if (initialBlock) {
+                        httpStatus = parsed(value, 0);
+                    }
+                }
+                case "grpc-status" -> grpcStatus = parsed(value, 2);
+                case "grpc-message" -> grpcMessage = percentDecoded(value);
+                default -> {
+                }
+            }
+        }
+
+        private static int parsed(String value, int otherwise) {
+            try {
+                return Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                return otherwise;
+            }
         }
 
         Answer answer() throws IOException {
@@ -471,34 +500,13 @@ final class GrpcChannel implements AutoCloseable {
         block = null;
         if (stream != call.stream) {
             // Another stream's (none is open): decoded all the same, the table must follow every block.
-            decoder.decode(b, 0, b.length, (name, value) -> { });
+            decoder.decode(b, 0, b.length, new Call(-1));
             return;
         }
         call.readAny = true;
         boolean initial = !call.trailers && call.httpStatus < 0;
-        decoder.decode(b, 0, b.length, (name, value) -> {
-            switch (name) {
-                case ":status" -> {
-                    if (initial) {
-                        try {
-                            call.httpStatus = Integer.parseInt(value);
-                        } catch (NumberFormatException e) {
-                            call.httpStatus = 0;
-                        }
-                    }
-                }
-                case "grpc-status" -> {
-                    try {
-                        call.grpcStatus = Integer.parseInt(value);
-                    } catch (NumberFormatException e) {
-                        call.grpcStatus = 2;
-                    }
-                }
-                case "grpc-message" -> call.grpcMessage = percentDecoded(value);
-                default -> {
-                }
-            }
-        });
+        call.initialBlock = initial;
+        decoder.decode(b, 0, b.length, call);
         if (!initial) {
             call.trailers = true;
         }

@@ -11,8 +11,9 @@ The world it builds (needs root; everything is named after TAG and removed on ex
 - <TAG>-etcd, a network namespace holding a bridge (br0, 10.250.0.1/24) and the three etcd members (Debian's
   etcd-server, data on /dev/shm/<TAG>-etcd or --etcd-data, fsync on, clients on 10.250.0.1:23790-23792, peers on
   that namespace's loopback; at the nodes' priority unless --etcd-nice gives them another). This script itself
-  switches into that namespace (setns) once it has made the others, so that it reads etcd the way the nodes do, over
-  its gateway, without cluster-ipam's client (urllib).
+  switches into that namespace (setns) once it has made the others, so that it reaches etcd's client URLs as the
+  nodes do; it reads etcd through its JSON gateway (urllib), not through cluster-ipam's gRPC client, so that its
+  checks do not rest on the client they check.
 - <TAG>-n<i>, one namespace per node, its eth0 a veth to br0 (10.250.0.<10+i>): the node's `jcni serve` runs there
   on a socket of its own with JCNI_NODE_NAME=node-<i>, and so does the node's runtime (a worker process that starts
   one Go libcni process, libcni-driver, per pod). A node is cut off from etcd by an nftables table in its namespace

@@ -57,6 +57,12 @@ final class GrpcChannel implements AutoCloseable {
     /** What we let the server send on one stream and on the connection before we must say we read it. */
     private static final int STREAM_WINDOW = MAX_MESSAGE + 1024;
     private static final int CONNECTION_WINDOW = 1 << 24;
+    /**
+     * A kept connection idle for longer is replaced, not used: nothing reads it between calls, so a PING of the
+     * server's would go unanswered (etcd pings a connection idle for {@code --grpc-keepalive-interval}, 2 h, and closes
+     * it 20 s later), and a new connection costs a call less than finding out.
+     */
+    static final long IDLE_NANOS = 60_000_000_000L;
     /** Stream IDs are 31 bits: a connection that used this many is replaced. */
     private static final int LAST_STREAM = (1 << 30);
 
@@ -75,6 +81,7 @@ final class GrpcChannel implements AutoCloseable {
     private boolean blockEndsStream;
     private int nextStream;
     private boolean goingAway;
+    private long lastUsed;
     private int peerMaxFrame;
     private long peerInitialWindow;
     private long sendWindow;
@@ -126,7 +133,7 @@ final class GrpcChannel implements AutoCloseable {
     }
 
     private Answer exchange(String method, byte[] request, String token, long deadline) throws IOException {
-        if (socket != null && (goingAway || nextStream >= LAST_STREAM)) {
+        if (socket != null && (goingAway || nextStream >= LAST_STREAM || System.nanoTime() - lastUsed > IDLE_NANOS)) {
             close();
         }
         ByteArrayOutputStream frames = new ByteArrayOutputStream(256 + request.length);
@@ -177,6 +184,7 @@ final class GrpcChannel implements AutoCloseable {
                 readFrame(call, deadline);
             }
             answered = true;
+            lastUsed = System.nanoTime();
             if (System.nanoTime() - deadline > 0) {
                 throw new SocketTimeoutException("deadline passed");
             }
@@ -348,12 +356,20 @@ final class GrpcChannel implements AutoCloseable {
         }
     }
 
-    /** A control frame that must go out now (a SETTINGS or PING acknowledgement, a window update). */
-    private void control(int type, int flags, byte[] payload) throws IOException {
+    /**
+     * A control frame that must go out now (a SETTINGS or PING acknowledgement, a window update). If it cannot be
+     * written, the server has closed the connection: what it sent before still decides the call (its answer, or a
+     * GOAWAY saying the call was not processed), so reading goes on, and the connection is not used again.
+     */
+    private void control(int type, int flags, byte[] payload) {
         ByteArrayOutputStream frame = new ByteArrayOutputStream(9 + payload.length);
         frameHeader(frame, payload.length, type, flags, 0);
         frame.write(payload, 0, payload.length);
-        flush(frame);
+        try {
+            flush(frame);
+        } catch (IOException e) {
+            goingAway = true;
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- frames in

@@ -132,6 +132,32 @@ class GrpcChannelTest {
     }
 
     @Test
+    void aKeptConnectionTheServerPingedAndClosedSendsTheCallAgainOnANewOne() throws Exception {
+        AtomicInteger connections = new AtomicInteger();
+        try (Scripted server = new Scripted(conn -> {
+            int n = connections.incrementAndGet();
+            Request first = conn.readRequest();
+            conn.answer(first.stream, new byte[] {(byte) n}, 0, "");
+            if (n == 1) {
+                // Idle, the server pings, gets no answer (nothing reads the connection between calls), says it
+                // processed nothing after stream 1, and closes: the client finds all of it at its next call, and
+                // its acknowledgement of the PING cannot be written by then.
+                conn.frame(6, 0, 0, "keepaliv".getBytes(StandardCharsets.ISO_8859_1));
+                byte[] goAway = new byte[8];
+                goAway[3] = 1;
+                conn.frame(7, 0, 0, goAway);
+            }
+        })) {
+            try (GrpcChannel channel = server.channel()) {
+                assertThat(channel.call("/a", new byte[0], null, deadline()).body).containsExactly(1);
+                Thread.sleep(300);
+                assertThat(channel.call("/a", new byte[0], null, deadline()).body).containsExactly(2);
+            }
+        }
+        assertThat(connections).hasValue(2);
+    }
+
+    @Test
     void anAnswerCutOffIsAnErrorAndTheCallIsNotSentAgain() throws Exception {
         AtomicInteger connections = new AtomicInteger();
         AtomicInteger requests = new AtomicInteger();

@@ -197,15 +197,18 @@ final class GrpcChannel implements AutoCloseable {
             } else {
                 close();
             }
-            if (!call.sent && !call.readAny && reusedWriteFailure(e)) {
+            if (!call.sent && !call.readAny && isConnectionFailure(e)) {
                 throw new NotProcessed(e.getMessage());
             }
             throw e;
         }
     }
 
-    /** A write that failed before anything of the call was read: the server had closed the connection. */
-    private static boolean reusedWriteFailure(Exception e) {
+    /**
+     * A failure of the connection itself (not a timeout, not an answer that does not parse): one met before the call
+     * was all sent or anything of it read means the server had closed the connection, and did not process the call.
+     */
+    private static boolean isConnectionFailure(Exception e) {
         return e instanceof IOException && !(e instanceof SocketTimeoutException) && !(e instanceof Proto.Malformed);
     }
 
@@ -350,7 +353,7 @@ final class GrpcChannel implements AutoCloseable {
 
     private void flush(ByteArrayOutputStream frames) throws IOException {
         if (frames.size() > 0) {
-            out.write(frames.toByteArray());
+            frames.writeTo(out); // one write, no copy of the frames
             out.flush();
             frames.reset();
         }

@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  *
  * <p><b>Process-wide state, on purpose</b> (a service-lifetime cache, as {@link NodeView}): at most {@value #MAX_IDLE}
  * idle connections per endpoint, each owned by one call at a time (taken, used under its {@link EtcdClient}'s lock,
- * given back on close). Plain HTTP only: a TLS connection carries the identity of the certificate files one call read,
- * and must not outlive a change of them; those are opened per call as before. A connection the server closed
+ * given back on close). Plain connections only: a TLS connection carries the identity of the certificate files one call
+ * read, and must not outlive a change of them; those are opened per call as before. A connection the server closed
  * meanwhile is reopened by {@link GrpcChannel#call} on first use, as any kept-alive one.
  */
 final class IdleChannels {

@@ -71,15 +71,6 @@ final class Proto {
             return length == 0;
         }
 
-        int length() {
-            return length;
-        }
-
-        /** Copies the message into {@code out} at {@code at}. */
-        void copyTo(byte[] out, int at) {
-            System.arraycopy(buf, 0, out, at, length);
-        }
-
         byte[] toBytes() {
             return Arrays.copyOf(buf, length);
         }

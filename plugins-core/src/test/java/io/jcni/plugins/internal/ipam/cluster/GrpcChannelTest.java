@@ -118,9 +118,7 @@ class GrpcChannelTest {
                 // The next call's frames arrive; the server says it processed nothing after stream 1, and closes.
                 Request second = conn.readRequest();
                 assertThat(second.stream).isEqualTo(3);
-                byte[] goAway = new byte[8];
-                goAway[3] = 1;
-                conn.frame(7, 0, 0, goAway);
+                conn.goAway(1);
             }
         })) {
             try (GrpcChannel channel = server.channel()) {
@@ -143,9 +141,7 @@ class GrpcChannelTest {
                 // processed nothing after stream 1, and closes: the client finds all of it at its next call, and
                 // its acknowledgement of the PING cannot be written by then.
                 conn.frame(6, 0, 0, "keepaliv".getBytes(StandardCharsets.ISO_8859_1));
-                byte[] goAway = new byte[8];
-                goAway[3] = 1;
-                conn.frame(7, 0, 0, goAway);
+                conn.goAway(1);
             }
         })) {
             try (GrpcChannel channel = server.channel()) {
@@ -347,6 +343,12 @@ class GrpcChannelTest {
             out.write(head);
             out.write(payload);
             out.flush();
+        }
+
+        /** GOAWAY, error 0: the server processed no stream after {@code lastStream}. */
+        void goAway(int lastStream) throws IOException {
+            frame(7, 0, 0, new byte[] {(byte) (lastStream >>> 24), (byte) (lastStream >>> 16),
+                (byte) (lastStream >>> 8), (byte) lastStream, 0, 0, 0, 0});
         }
 
         /** A whole answer: headers, the message in one DATA frame, trailers with the status. */

@@ -139,9 +139,10 @@ final class BridgeGateway {
     }
 
     /**
-     * Go's {@code ensureAddr}: nothing to do if the bridge has the gateway address; another IPv4 address, or an IPv6
-     * one of an overlapping subnet, is an error unless {@code forceAddress} (then it is replaced, and restored by the
-     * rollback). Afterwards the bridge's MAC is set to what it was before the port joined, which pins it.
+     * Go's {@code ensureAddr}: nothing to do if the bridge has the gateway address (unless the kernel zeroed its MAC:
+     * then a random one pins it); another IPv4 address, or an IPv6 one of an overlapping subnet, is an error unless
+     * {@code forceAddress} (then it is replaced, and restored by the rollback). Afterwards the bridge's MAC is set to what it was before the port joined (a random one if the kernel
+     * had zeroed it), which pins it.
      */
     private static void ensureGatewayAddress(Namespace host, Link link, IpPrefix gateway, BridgeConfig conf,
             String ownPort, Rollback rollback) throws CniException {
@@ -150,6 +151,9 @@ final class BridgeGateway {
             for (Address existing : host.nl().addresses(link.index(), family)) {
                 IpPrefix a = Prefixes.of(existing);
                 if (a.equals(gateway)) {
+                    if (HostBridge.isUnset(link.address())) { // see below: pinned now, it stays when ports come
+                        host.nl().setAddress(link.index(), HostBridge.randomMac());
+                    }
                     return;
                 }
                 if (a.address().isLinkLocalAddress()) {
@@ -177,10 +181,11 @@ final class BridgeGateway {
                 }
             }
             // The MAC the bridge had before this ADD's port joined (as Go re-sets the address it read then): pinned,
-            // it no longer follows the lowest MAC among the ports, which changes as containers come and go.
-            if (link.address() != null) {
-                host.nl().setAddress(link.index(), link.address());
-            }
+            // it no longer follows the lowest MAC among the ports, which changes as containers come and go. The
+            // kernel zeroes the MAC of an unpinned bridge when its last port leaves, and refuses a zero MAC: such a
+            // bridge (made elsewhere: jcni's are pinned from birth) gets a random one, as the kernel would give it.
+            host.nl().setAddress(link.index(),
+                    HostBridge.isUnset(link.address()) ? HostBridge.randomMac() : link.address());
         } catch (NetlinkException e) {
             throw NetErrors.failure("failed to set bridge addr: could not add IP address to \"" + link.name() + "\"",
                     e);

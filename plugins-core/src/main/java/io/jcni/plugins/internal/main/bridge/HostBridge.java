@@ -4,6 +4,7 @@ import io.jcni.netlink.BridgeVlan;
 import io.jcni.netlink.Link;
 import io.jcni.netlink.LinkAttrs;
 import io.jcni.netlink.LinkInfo;
+import io.jcni.netlink.MacAddress;
 import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.OperState;
 import io.jcni.plugins.internal.pkg.ip.NetSysctls;
@@ -16,6 +17,7 @@ import io.jcni.plugins.sdk.Timing;
 import io.jcni.spec.CniError;
 import io.jcni.spec.CniException;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The bridge plugin's host side: the bridge itself ({@link #ensureBridge}), a veth end made its port
@@ -36,6 +38,13 @@ final class HostBridge {
      * Go's {@code ensureBridge}: creates the bridge unless it exists (with VLAN filtering when {@code vlan} or
      * {@code vlanTrunk} ask for it), promiscuous if asked, {@code accept_ra=0}, up. A bridge made here is deleted by
      * the rollback while no port is on it; changes to an existing one are undone.
+     *
+     * <p>Unlike Go's, a bridge made here gets its MAC in the same request that creates it (a random, locally
+     * administered one, as the kernel would pick), which pins it: the kernel then never replaces it with the lowest
+     * MAC among the ports. Go pins the MAC later, after the gateway address, to the value it read before its own port
+     * joined; concurrent first ADDs of a new bridge read different values and each pins its own, so that the MAC an
+     * earlier ADD recorded may not be the bridge's any more (its CHECK fails), and without {@code isGateway} the MAC
+     * follows the ports for ever, changing as containers come and go.
      */
     static Link ensureBridge(Namespace host, BridgeConfig conf, Rollback rollback) throws CniException {
         String name = conf.bridge();
@@ -71,11 +80,12 @@ final class HostBridge {
     /** {@code ip link add NAME type bridge}; false if it exists already, true if made here (and then undone). */
     private static boolean createBridge(Namespace host, BridgeConfig conf, Rollback rollback) throws CniException {
         String name = conf.bridge();
+        LinkAttrs attrs = LinkAttrs.named(name).mtu(conf.mtu()).address(randomMac());
         try {
             if (conf.vlanFiltering()) {
-                host.nl().addBridge(LinkAttrs.named(name).mtu(conf.mtu()), true, -1);
+                host.nl().addBridge(attrs, true, -1);
             } else {
-                host.nl().addBridge(LinkAttrs.named(name).mtu(conf.mtu()));
+                host.nl().addBridge(attrs);
             }
         } catch (NetlinkException e) {
             if (e.isExists()) {
@@ -88,6 +98,30 @@ final class HostBridge {
             throw NetErrors.failure("failed to create bridge \"" + name + "\"", e);
         }
         rollback.onFailure("delete bridge " + name + " unless it has ports", new DeleteBridgeIfUnused(host, name));
+        return true;
+    }
+
+    /**
+     * A random unicast, locally administered MAC, as the kernel's {@code eth_random_addr} makes: what a bridge made
+     * here is pinned to, and what a bridge whose MAC the kernel zeroed gets (see {@link BridgeGateway}).
+     */
+    static MacAddress randomMac() {
+        byte[] mac = new byte[6];
+        ThreadLocalRandom.current().nextBytes(mac);
+        mac[0] = (byte) (mac[0] & 0xfe | 0x02);
+        return new MacAddress(mac);
+    }
+
+    /** Whether {@code mac} is absent or all zeros: what the kernel leaves on an unpinned bridge whose ports left. */
+    static boolean isUnset(MacAddress mac) {
+        if (mac == null) {
+            return true;
+        }
+        for (byte b : mac.bytes()) {
+            if (b != 0) {
+                return false;
+            }
+        }
         return true;
     }
 

@@ -48,27 +48,34 @@ class BridgeMacTest {
         world.host.exec("ip", "link", "set", name, "master", bridge, "up").requireSuccess();
     }
 
-    @Test
-    void aBridgeItMakesKeepsItsMacWhilePortsComeAndGo() throws Exception {
+    /**
+     * jcni's ADD on {@code bridge}, then a port with the lowest MAC joins: the bridge keeps the MAC the ADD recorded,
+     * CHECK passes, and the MAC stays once every port left (the pod's DEL, the port deleted).
+     */
+    private void addKeepsTheRecordedMac(String bridge, String keys, int subnet) throws Exception {
         TestNetns netns = world.netns();
-        String bridge = world.bridge();
-        // Without isGateway: Go's bridge never pins the MAC then, and it follows the ports for the bridge's life.
-        Path conf = world.write("mac.conflist", BridgeTest.conflist("1.0.0", bridge, "",
-                BridgeTest.hostLocal(world.dataDir(), 40, false, "")));
+        Path conf = world.write("mac.conflist", BridgeTest.conflist("1.0.0", bridge, keys,
+                BridgeTest.hostLocal(world.dataDir(), subnet, false, "")));
         LibcniDriver driver = world.libcniWithJcni("cache");
-        Attachment pod = Attachment.of("mac-own", "eth0");
+        Attachment pod = Attachment.of("mac-pod", "eth0");
         JsonNode result = driver.add(conf, netns.path(), pod).answer();
         String recorded = result.path("interfaces").get(0).path("mac").asText();
         assertThat(recorded).isNotEqualTo(ZERO_MAC).isEqualTo(mac(bridge));
 
         attachLowMacPort(bridge, "lowmac0");
-        assertThat(mac(bridge)).as("after a port with a lower MAC joined").isEqualTo(recorded);
+        assertThat(mac(bridge)).as("pinned: a port with a lower MAC joined").isEqualTo(recorded);
         assertThat(driver.check(conf, netns.path(), pod).succeeded()).as("CHECK finds the recorded MAC").isTrue();
 
         world.host.exec("ip", "link", "del", "lowmac0").requireSuccess();
         driver.del(conf, netns.path(), pod).answer();
         assertThat(world.host.kernel().link(bridge)).as("DEL leaves the bridge").isPresent();
         assertThat(mac(bridge)).as("after every port left").isEqualTo(recorded);
+    }
+
+    /** Without isGateway: Go's bridge never pins the MAC then, and it follows the ports for the bridge's life. */
+    @Test
+    void aBridgeItMakesKeepsItsMacWhilePortsComeAndGo() throws Exception {
+        addKeepsTheRecordedMac(world.bridge(), "", 40);
     }
 
     /** The bridge of the test below, without the gateway address, as the kernel leaves it: MAC zeroed. */
@@ -102,25 +109,10 @@ class BridgeMacTest {
     @ParameterizedTest(name = "gateway address already on the bridge: {0}")
     @ValueSource(booleans = {false, true})
     void aForeignBridgeWhoseMacTheKernelZeroedGetsAPinnedOne(boolean gatewayPresent) throws Exception {
-        TestNetns netns = world.netns();
         String bridge = zeroedForeignBridge();
         if (gatewayPresent) {
             world.host.exec("ip", "addr", "add", "10.216.41.1/24", "dev", bridge).requireSuccess();
         }
-
-        Path conf = world.write("mac.conflist", BridgeTest.conflist("1.0.0", bridge, ",\"isGateway\":true",
-                BridgeTest.hostLocal(world.dataDir(), 41, false, "")));
-        LibcniDriver driver = world.libcniWithJcni("cache");
-        Attachment pod = Attachment.of("mac-foreign", "eth0");
-        JsonNode result = driver.add(conf, netns.path(), pod).answer();
-        String recorded = result.path("interfaces").get(0).path("mac").asText();
-        assertThat(recorded).isNotEqualTo(ZERO_MAC).isEqualTo(mac(bridge));
-
-        attachLowMacPort(bridge, "lowmac1");
-        assertThat(mac(bridge)).as("pinned: a port with a lower MAC does not move it").isEqualTo(recorded);
-        assertThat(driver.check(conf, netns.path(), pod).succeeded()).isTrue();
-        driver.del(conf, netns.path(), pod).answer();
-        world.host.exec("ip", "link", "del", "lowmac1").requireSuccess();
-        assertThat(mac(bridge)).as("after every port left").isEqualTo(recorded);
+        addKeepsTheRecordedMac(bridge, ",\"isGateway\":true", 41);
     }
 }

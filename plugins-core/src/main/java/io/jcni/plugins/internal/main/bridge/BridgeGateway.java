@@ -141,8 +141,8 @@ final class BridgeGateway {
     /**
      * Go's {@code ensureAddr}: nothing to do if the bridge has the gateway address (unless the kernel zeroed its MAC:
      * then a random one pins it); another IPv4 address, or an IPv6 one of an overlapping subnet, is an error unless
-     * {@code forceAddress} (then it is replaced, and restored by the rollback). Afterwards the bridge's MAC is set to what it was before the port joined (a random one if the kernel
-     * had zeroed it), which pins it.
+     * {@code forceAddress} (then it is replaced, and restored by the rollback). Afterwards the bridge's MAC is set to
+     * what it was before the port joined (a random one if the kernel had zeroed it), which pins it.
      */
     private static void ensureGatewayAddress(Namespace host, Link link, IpPrefix gateway, BridgeConfig conf,
             String ownPort, Rollback rollback) throws CniException {

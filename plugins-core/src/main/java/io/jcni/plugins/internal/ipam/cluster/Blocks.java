@@ -121,6 +121,37 @@ final class Blocks {
         return null;
     }
 
+    /**
+     * Whether the free addresses the view knows in this node's blocks of {@code set} are running low: fewer than a
+     * quarter of a block's size (at least 2; the gateway and exclusions are counted as free: a guess). False when the
+     * view does not know the use of every such block (its next ADD that finds no free address reads them first) or when
+     * the node has none (its first ADD claims one).
+     */
+    boolean runningLow(RangeSet set, List<IpAddress> myBlocks) {
+        List<IpAddress> blocks = new ArrayList<>();
+        List<IpRange> ranges = new ArrayList<>();
+        mine(set, myBlocks, blocks, ranges);
+        if (blocks.isEmpty()) {
+            return false;
+        }
+        Map<IpAddress, NodeView.Usage> known = view.usage();
+        long free = 0;
+        long lowWater = 2;
+        for (int k = 0; k < blocks.size(); k++) {
+            IpRange r = ranges.get(k);
+            int length = blockLength(r);
+            NodeView.Usage usage = known.get(blocks.get(k));
+            if (usage == null || usage.length != length) {
+                return false;
+            }
+            IpAddress b = blocks.get(k);
+            long size = Math.min(IpAddress.distance(first(b, length, r), last(b, length, r)), 1L << 20) + 1;
+            free += Math.max(0, size - usage.used.size());
+            lowWater = Math.max(lowWater, (1L << Math.min(20, b.bitLength() - length)) / 4);
+        }
+        return free < lowWater;
+    }
+
     /** The blocks of {@code myBlocks} that lie in {@code set}, each with its range, into the two lists. */
     private void mine(RangeSet set, List<IpAddress> myBlocks, List<IpAddress> blocks, List<IpRange> ranges) {
         for (IpAddress b : myBlocks) {
@@ -183,7 +214,7 @@ final class Blocks {
      * added to {@code write}, so it happens in the same transaction as the allocation, or not at all. Null when every
      * block of the set is claimed.
      */
-    private IpAddress claimBlock(RangeSet set, Txn write, List<IpAddress> claims) throws IpamException {
+    IpAddress claimBlock(RangeSet set, Txn write, List<IpAddress> claims) throws IpamException {
         for (IpRange r : set.ranges()) {
             int length = blockLength(r);
             IpAddress firstBlock = r.rangeStart().masked(length);

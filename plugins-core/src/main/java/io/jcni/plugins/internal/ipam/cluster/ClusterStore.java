@@ -127,6 +127,9 @@ public final class ClusterStore implements IpamStore {
                 Timing.phase("txn");
                 if (result != null && result.succeeded) {
                     remember(result.revision, read, plan.registers, plan.beat, plan.claims, plan.out);
+                    if (read.assumed()) {
+                        claimAheadIfLow(rangeSets);
+                    }
                     return plan.out;
                 }
                 boolean wasAssumed = read.assumed();
@@ -143,6 +146,17 @@ public final class ClusterStore implements IpamStore {
         }
         throw new IpamException(Reason.STORE_UNAVAILABLE, "cluster-ipam: " + MAX_ATTEMPTS
                 + " allocation attempts lost their race in etcd; try again");
+    }
+
+    /**
+     * After a warm ADD: a block claimed ahead of need ({@link PreClaim}, on a thread of its own) if the node's blocks
+     * of one of the sets run low, so that a later ADD does not have to.
+     */
+    private void claimAheadIfLow(List<RangeSet> rangeSets) {
+        for (RangeSet set : rangeSets) {
+            PreClaim.ifRunningLow(etcd.config(), keys, settings, view, blocks, set, view.assumed(List.of()),
+                    liveness.enabled());
+        }
     }
 
     /** {@link NodeView#refill} until this call's deadline; a call cancelled while it waits fails as etcd's would. */

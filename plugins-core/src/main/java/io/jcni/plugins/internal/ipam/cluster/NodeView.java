@@ -62,6 +62,11 @@ final class NodeView {
     private boolean refilling;
     /** Refills ended so far. */
     private long refills;
+    /** A block is being claimed ahead of need ({@link PreClaim}). */
+    private boolean preclaiming;
+    /** No claim ahead of need before this ({@link System#nanoTime()}): the last one found no block, or failed. */
+    private long preclaimNotBefore;
+    private boolean preclaimHeld;
 
     /**
      * The quorum reads this node's warm ADDs share ({@link QuorumRead}), one per TLS and credentials files: a call
@@ -213,6 +218,49 @@ final class NodeView {
         refilling = false;
         refills++;
         notifyAll();
+    }
+
+    /**
+     * A warm ADD found the node's blocks running low: true if it is to claim a block ahead of need now ({@link
+     * PreClaim}, which then calls {@link #preclaimEnded}); false while one is under way, or for a while after one
+     * found no block to claim or failed.
+     */
+    synchronized boolean startPreclaim() {
+        if (preclaiming || preclaimHeld && System.nanoTime() - preclaimNotBefore < 0) {
+            return false;
+        }
+        preclaiming = true;
+        return true;
+    }
+
+    /** Whether a claim ahead of need is under way (tests wait for it). */
+    synchronized boolean claimingAhead() {
+        return preclaiming;
+    }
+
+    /** The claim of {@link #startPreclaim} ended; if it claimed nothing, the next waits {@code holdOffNanos}. */
+    synchronized void preclaimEnded(boolean claimed, long holdOffNanos) {
+        preclaiming = false;
+        preclaimHeld = !claimed;
+        preclaimNotBefore = System.nanoTime() + holdOffNanos;
+    }
+
+    /**
+     * {@code block} was claimed for this node at {@code committed} by a write that compared this node's affinity keys
+     * unchanged since the revision of the view it started from: the view's blocks plus this one are what etcd held at
+     * {@code committed}, and at any later revision (only the reclaim of a vanished node releases a claim, and that
+     * changes the liveness key every write compares). A view forgotten meanwhile stays so: its next read finds it.
+     */
+    synchronized void claimed(long committed, IpAddress block) {
+        if (!known) {
+            return;
+        }
+        if (!blocks.contains(block)) {
+            List<IpAddress> more = new ArrayList<>(blocks);
+            more.add(block);
+            blocks = List.copyOf(more);
+        }
+        revision = Math.max(revision, committed);
     }
 
     synchronized boolean imported() {

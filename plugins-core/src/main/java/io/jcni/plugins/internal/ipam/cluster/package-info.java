@@ -5,7 +5,7 @@
  * io.jcni.plugins.internal.ipam.cluster.ClusterStore} is the store (an {@link
  * io.jcni.plugins.internal.pkg.ipam.ranges.IpamStore}, as host-local's {@code HostLocalStore} is; its parts are
  * {@code ClusterKeys}, {@code AllocationRead}, {@code NodeView}, {@code RangeRegistry}, {@code Blocks}, {@code
- * NodeLiveness}, {@code Reclaim} and {@code ClusterEtcd}), {@link
+ * PreClaim}, {@code NodeLiveness}, {@code Reclaim} and {@code ClusterEtcd}), {@link
  * io.jcni.plugins.internal.ipam.cluster.EtcdClient} speaks etcd v3's gRPC API over {@link
  * io.jcni.plugins.internal.ipam.cluster.GrpcChannel}s (HTTP/2, with {@code Hpack} and {@code Proto} for the headers
  * and messages; {@code IdleChannels} keeps them between calls).
@@ -76,11 +76,13 @@
  * itself (no free address in the view, or ranges not registered in it as the call's config has them: the attempt
  * reads first, or waits for the node's call that reads), or survive a registration or a lapsed liveness key of its
  * own node (forgotten: the next ADD reads). Block claims, borrowing, the liveness lease grant (every third of
- * {@code nodeTtlSeconds}) and the reclaim of vanished nodes (GC) stay off that path. A write sent from the view gives
- * up its first attempt after 500 ms (or a quarter of {@code dialTimeoutSeconds}) and the retry reads: while a
- * stopped leader is not yet replaced, a follower forwards a write to it and nothing proposes it again, where a read
- * waits for the election. Plain connections are kept between calls ({@code IdleChannels}); TLS ones are opened per
- * call.
+ * {@code nodeTtlSeconds}) and the reclaim of vanished nodes (GC) stay off that path: a warm ADD that leaves less than
+ * a quarter of a block free in the node's blocks has the next block claimed ahead of need on a thread of its own
+ * ({@code PreClaim}), so that the node's later ADDs find room in the view instead of one of them reading and claiming.
+ * A write sent from the view gives up its first attempt after 500 ms (or a quarter of {@code dialTimeoutSeconds})
+ * and the retry reads: while a stopped leader is not yet replaced, a follower forwards a write to it and nothing
+ * proposes it again, where a read waits for the election. Plain connections are kept between calls ({@code
+ * IdleChannels}); TLS ones are opened per call.
  *
  * <p>No lock is held across the network (the calls that wait for a shared quorum read wait for its answer, and no
  * lock is held while it is sent): two nodes that pick the same address both send their transaction, etcd
@@ -95,9 +97,10 @@
  *
  * <p>Blocks (Calico's affinity idea): a node allocates from blocks it claimed, so the common ADD reads only its own
  * blocks' keys (64 per block), whatever the fill of the range, and nodes rarely contend. A block is claimed in the
- * same transaction as the first address taken from it. When every block is claimed, a node borrows any free address
- * (the scan reads keys page by page), so a full cluster still hands out its last free address to whichever node asks;
- * a /26 holds host-local's 61 addresses whatever the block size.
+ * same transaction as the first address taken from it, or, in the service, ahead of need by a transaction of its own
+ * that compares the node's claims, registry and liveness key as its view had them. When every block is claimed, a
+ * node borrows any free address (the scan reads keys page by page), so a full cluster still hands out its last free
+ * address to whichever node asks; a /26 holds host-local's 61 addresses whatever the block size.
  *
  * <h2>DEL, CHECK, GC</h2>
  * DEL reads the owner key and the address keys it names, and deletes the owner and those address keys that still name

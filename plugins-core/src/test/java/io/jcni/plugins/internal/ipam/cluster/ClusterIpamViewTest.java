@@ -137,6 +137,45 @@ class ClusterIpamViewTest {
     }
 
     /**
+     * A warm ADD that leaves the node's blocks with less than a quarter of a block free claims the next block on a
+     * thread of its own ({@link PreClaim}), so that the ADD that would have found them full allocates from the view
+     * like any other (the quorum read and its write) instead of reading its blocks, claiming one and writing.
+     */
+    @Test
+    void aNodeRunningLowClaimsItsNextBlockAheadOfTheAddThatNeedsIt() throws Exception {
+        // A /26 in blocks of /28: 61 addresses (.1 is the gateway, .63 the broadcast), 59 ADDs.
+        List<RangeSet> sets = sets("10.96.0.0/26");
+        NodeView view = NodeView.of(config(), "ahead", "node-a");
+        Set<String> ips = new HashSet<>();
+        List<Integer> requests = new ArrayList<>();
+        List<Integer> blocksAfter = new ArrayList<>();
+        for (int i = 0; i < 59; i++) {
+            Added added = add(service("ahead", "node-a", 28, 3600), "p" + i, sets);
+            assertThat(ips.add(added.ip())).as("duplicate %s", added.ip()).isTrue();
+            requests.add(added.requests());
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (view.claimingAhead() && System.nanoTime() - until < 0) {
+                Thread.sleep(5);
+            }
+            assertThat(view.claimingAhead()).as("the claim ahead after p%d ended", i).isFalse();
+            blocksAfter.add(etcd.keys(prefix + "/ahead/affinity/node-a/").size());
+        }
+        assertThat(requests.subList(1, requests.size())).as("requests of each ADD after the first")
+                .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2));
+        // The next block is claimed once fewer than 4 addresses (a quarter of a block) are free in the node's blocks,
+        // one block at a time, never before: the first block the node claims holds 15 or 16 addresses. (Which block
+        // comes first depends on the node's name.) Then no ADD needed to claim one: none sent more than 2 requests.
+        assertThat(blocksAfter.subList(0, 11)).containsOnly(1);
+        assertThat(blocksAfter).isSorted().last().isEqualTo(4);
+        for (int i = 1; i < blocksAfter.size(); i++) {
+            assertThat(blocksAfter.get(i) - blocksAfter.get(i - 1)).as("blocks claimed after p%d", i).isLessThan(2);
+        }
+        assertThat(etcd.entries(prefix + "/ahead/block/")).hasSize(4)
+                .allSatisfy(e -> assertThat(e).endsWith("=node-a"));
+        assertThat(held("ahead")).hasSize(59);
+    }
+
+    /**
      * Warm ADDs of one node at once: each gets its own address, and some of them send only their write, having
      * counted on a quorum read another call sent after they asked ({@link QuorumRead}; without it every warm ADD
      * sends two requests).

@@ -24,6 +24,18 @@ import java.util.List;
 record AllocationRead(Kv registry, Kv owner, List<IpAddress> myBlocks, Kv liveness, List<IpAddress> requested,
         List<Kv> requestedHolders, long revision, boolean assumed) {
 
+    /**
+     * Adds to {@code write} the compares of what this read says of {@code node}: no affinity key of it written since
+     * {@link #revision} (no block claimed behind the read's back) and, with node liveness, its liveness key as read.
+     */
+    void compareNode(Txn write, ClusterKeys keys, String node, boolean liveness) {
+        String affinities = keys.affinities(node);
+        write.unchangedSince(affinities, EtcdClient.prefixEnd(affinities), revision);
+        if (liveness) {
+            write.modRevision(keys.node(node), revisionOf(this.liveness));
+        }
+    }
+
     /** The range operations of the read, in {@link #parse}'s order. */
     private static final int FIXED = 4;
 

@@ -57,10 +57,14 @@ public final class ClusterStore implements IpamStore {
     /** What a store needs beside etcd: who this node is, block sizes and node liveness. */
     public record Settings(String node, int blockSizeV4, int blockSizeV6, long nodeTtlSeconds,
             List<IpPrefix> exclude, Path importHostLocal) {
+        /** A random source for one call (or claim ahead) of this node: nodes and calls start apart. */
+        SplittableRandom random() {
+            return new SplittableRandom(System.nanoTime() ^ ((long) node.hashCode() << 32));
+        }
     }
 
     ClusterStore(EtcdClient client, String prefix, String network, Settings settings, NodeView view) {
-        SplittableRandom random = new SplittableRandom(System.nanoTime() ^ ((long) settings.node().hashCode() << 32));
+        SplittableRandom random = settings.random();
         // The node's calls prove a quorum to each other with every request answered, not only with the shared read.
         this.etcd = new ClusterEtcd(client, random, view.quorumRead(client.config()));
         this.keys = new ClusterKeys(prefix, network);
@@ -153,9 +157,9 @@ public final class ClusterStore implements IpamStore {
      * of one of the sets run low, so that a later ADD does not have to.
      */
     private void claimAheadIfLow(List<RangeSet> rangeSets) {
+        AllocationRead now = view.assumed(List.of());
         for (RangeSet set : rangeSets) {
-            PreClaim.ifRunningLow(etcd.config(), keys, settings, view, blocks, set, view.assumed(List.of()),
-                    liveness.enabled());
+            PreClaim.ifRunningLow(etcd.config(), keys, settings, view, blocks, set, now, liveness.enabled());
         }
     }
 
@@ -265,11 +269,7 @@ public final class ClusterStore implements IpamStore {
      * that refresh writes, null if none.
      */
     private byte[] guardView(AllocationRead read, Txn write) throws IpamException {
-        String affinities = keys.affinities(node);
-        write.unchangedSince(affinities, EtcdClient.prefixEnd(affinities), read.revision());
-        if (liveness.enabled()) {
-            write.modRevision(keys.node(node), AllocationRead.revisionOf(read.liveness()));
-        }
+        read.compareNode(write, keys, node, liveness.enabled());
         return liveness.refresh(read.liveness(), write);
     }
 

@@ -65,8 +65,7 @@ final class NodeView {
     /** A block is being claimed ahead of need ({@link PreClaim}). */
     private boolean preclaiming;
     /** No claim ahead of need before this ({@link System#nanoTime()}): the last one found no block, or failed. */
-    private long preclaimNotBefore;
-    private boolean preclaimHeld;
+    private long preclaimNotBefore = System.nanoTime();
 
     /**
      * The quorum reads this node's warm ADDs share ({@link QuorumRead}), one per TLS and credentials files: a call
@@ -226,7 +225,7 @@ final class NodeView {
      * found no block to claim or failed.
      */
     synchronized boolean startPreclaim() {
-        if (preclaiming || preclaimHeld && System.nanoTime() - preclaimNotBefore < 0) {
+        if (preclaiming || System.nanoTime() - preclaimNotBefore < 0) {
             return false;
         }
         preclaiming = true;
@@ -238,10 +237,9 @@ final class NodeView {
         return preclaiming;
     }
 
-    /** The claim of {@link #startPreclaim} ended; if it claimed nothing, the next waits {@code holdOffNanos}. */
-    synchronized void preclaimEnded(boolean claimed, long holdOffNanos) {
+    /** The claim of {@link #startPreclaim} ended; the next may start {@code holdOffNanos} from now. */
+    synchronized void preclaimEnded(long holdOffNanos) {
         preclaiming = false;
-        preclaimHeld = !claimed;
         preclaimNotBefore = System.nanoTime() + holdOffNanos;
     }
 

@@ -65,25 +65,21 @@ final class PreClaim implements Runnable {
         try {
             thread.start();
         } catch (RuntimeException | OutOfMemoryError e) {
-            view.preclaimEnded(false, HOLD_OFF_NANOS);
+            view.preclaimEnded(HOLD_OFF_NANOS);
         }
     }
 
     @Override
     public void run() {
         boolean claimed = false;
-        SplittableRandom random = new SplittableRandom(System.nanoTime() ^ ((long) settings.node().hashCode() << 32));
+        SplittableRandom random = settings.random();
         try (ClusterEtcd etcd = new ClusterEtcd(EtcdClient.open(config), random, view.quorumRead(config))) {
             Blocks blocks = new Blocks(etcd, keys, settings, random, view);
             Txn write = new Txn();
             List<IpAddress> claims = new ArrayList<>(1);
             if (blocks.claimBlock(set, write, claims) != null) {
-                String affinities = keys.affinities(settings.node());
-                write.modRevision(keys.registry(), AllocationRead.revisionOf(from.registry()))
-                        .unchangedSince(affinities, EtcdClient.prefixEnd(affinities), from.revision());
-                if (liveness) {
-                    write.modRevision(keys.node(settings.node()), AllocationRead.revisionOf(from.liveness()));
-                }
+                write.modRevision(keys.registry(), AllocationRead.revisionOf(from.registry()));
+                from.compareNode(write, keys, settings.node(), liveness);
                 TxnResult result = etcd.attempt(write, false);
                 if (result != null && result.succeeded) {
                     view.claimed(result.revision, claims.getFirst());
@@ -94,7 +90,7 @@ final class PreClaim implements Runnable {
             // Nothing claimed, or claimed without the view knowing (its next read finds it): an ADD that needs a
             // block claims one as it would have without this.
         } finally {
-            view.preclaimEnded(claimed, claimed ? 0 : HOLD_OFF_NANOS);
+            view.preclaimEnded(claimed ? 0 : HOLD_OFF_NANOS);
         }
     }
 }

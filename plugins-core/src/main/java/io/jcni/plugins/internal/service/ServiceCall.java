@@ -44,13 +44,16 @@ final class ServiceCall implements Runnable {
     /** When the acceptor handed the connection over (for the debug line's times). */
     private final long accepted = System.nanoTime();
     private long read;
+    /** The JIT compilers yield while this call runs ({@link CompilerYield}). */
+    private final boolean yielded;
     /** The memory the call was admitted with, once {@link #readRequest} admitted it. */
     private MemoryAdmission.Admitted admitted;
 
-    ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer) {
+    ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer, boolean yielded) {
         this.service = service;
         this.conn = conn;
         this.peer = peer;
+        this.yielded = yielded;
     }
 
     @Override
@@ -84,7 +87,7 @@ final class ServiceCall implements Runnable {
                 request.close();
             }
             conn.close();
-            service.clientCallEnded();
+            service.clientCallEnded(yielded);
         }
     }
 

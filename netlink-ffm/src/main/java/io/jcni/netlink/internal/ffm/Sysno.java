@@ -26,8 +26,6 @@ public enum Sysno {
     fchdir(81, 50),
     flock(73, 32),
     fstatfs(138, 44),
-    getpriority(140, 141),
-    setpriority(141, 140),
     openat(257, 56),
     unshare(272, 97),
     accept4(288, 242),

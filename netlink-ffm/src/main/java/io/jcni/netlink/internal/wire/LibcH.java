@@ -1,14 +1,13 @@
 package io.jcni.netlink.internal.wire;
 
 /** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>},
- *  {@code <linux/magic.h>}, {@code <sys/resource.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl,
- *  fstatfs(2) and setpriority(2) constants.
+ *  {@code <linux/magic.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl and fstatfs(2) constants.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class LibcH {
     private LibcH() {}
 
     /** The header(s) these constants mirror, for the generated C check. */
-    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h sys/resource.h";
+    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h";
 
     public static final int O_RDONLY = 0;
     public static final int O_WRONLY = 1;
@@ -38,6 +37,4 @@ public final class LibcH {
     public static final int PROC_SUPER_MAGIC = 0x9fa0;
     /** linux/magic.h: sysfs. */
     public static final int SYSFS_MAGIC = 0x62656572;
-    /** sys/resource.h: {@code setpriority(2)}'s "which" for one process or, given a thread id, one thread. */
-    public static final int PRIO_PROCESS = 0;
 }

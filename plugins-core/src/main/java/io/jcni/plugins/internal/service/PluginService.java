@@ -143,8 +143,6 @@ final class PluginService implements AutoCloseable {
     private int extraThreads;
     private final Object resizing = new Object();
     private final MountView mounts = new MountView();
-    /** The JIT compilers step back while the service's first calls run. */
-    private final CompilerYield compilers;
     private final Stats stats = new Stats();
     private final NetNs.Id home;
     private final Thread acceptor;
@@ -169,7 +167,6 @@ final class PluginService implements AutoCloseable {
             this.home = own.id();
         }
         this.nftSockets = new HostNftables.Keeper(Math.max(16, settings.maxCalls()));
-        this.compilers = CompilerYield.find(log);
         this.calls = new ThreadPoolExecutor(settings.maxCalls(), settings.maxCalls(), 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<Runnable>(Math.max(1, settings.queue())), new CallThreads());
         calls.allowCoreThreadTimeOut(true);
@@ -264,16 +261,10 @@ final class PluginService implements AutoCloseable {
         return watched.size();
     }
 
-    /**
-     * A {@link ServiceCall} handed over by the acceptor has ended; {@code yielded}: the compilers had yielded to it
-     * ({@link CompilerYield#begin}).
-     */
-    void clientCallEnded(boolean yielded) {
+    /** A {@link ServiceCall} handed over by the acceptor has ended. */
+    void clientCallEnded() {
         lastClientCallEnded = System.nanoTime();
         clientCalls.decrementAndGet();
-        if (yielded) {
-            compilers.end();
-        }
     }
 
     /** Nanoseconds since the last client's call ended, 0 while clients' calls are in the service. */
@@ -479,11 +470,9 @@ final class PluginService implements AutoCloseable {
                 return;
             }
             clientCalls.incrementAndGet();
-            // Before the call thread starts: the first call's thread and request are slow to come by too.
-            boolean yielded = compilers.begin();
             boolean handed = false;
             try {
-                calls.execute(new ServiceCall(PluginService.this, conn, peer, yielded));
+                calls.execute(new ServiceCall(PluginService.this, conn, peer));
                 handed = true;
             } catch (RejectedExecutionException e) {
                 stats.busy.increment();
@@ -493,7 +482,7 @@ final class PluginService implements AutoCloseable {
                         settings.maxCalls() + " calls running and " + settings.queue() + " waiting; try again later"));
             } finally {
                 if (!handed) {
-                    clientCallEnded(yielded); // no ServiceCall will end for it
+                    clientCalls.decrementAndGet(); // no ServiceCall will end for it
                 }
             }
         }

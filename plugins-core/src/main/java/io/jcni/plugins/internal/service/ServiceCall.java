@@ -44,16 +44,13 @@ final class ServiceCall implements Runnable {
     /** When the acceptor handed the connection over (for the debug line's times). */
     private final long accepted = System.nanoTime();
     private long read;
-    /** The JIT compilers yield while this call runs ({@link CompilerYield}). */
-    private final boolean yielded;
     /** The memory the call was admitted with, once {@link #readRequest} admitted it. */
     private MemoryAdmission.Admitted admitted;
 
-    ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer, boolean yielded) {
+    ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer) {
         this.service = service;
         this.conn = conn;
         this.peer = peer;
-        this.yielded = yielded;
     }
 
     @Override
@@ -87,7 +84,7 @@ final class ServiceCall implements Runnable {
                 request.close();
             }
             conn.close();
-            service.clientCallEnded(yielded);
+            service.clientCallEnded();
         }
     }
 

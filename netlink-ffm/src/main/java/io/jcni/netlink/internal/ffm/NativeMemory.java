@@ -1,5 +1,7 @@
 package io.jcni.netlink.internal.ffm;
 
+import io.jcni.netlink.NetlinkException;
+import io.jcni.netlink.internal.wire.LibcH;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -37,6 +39,43 @@ public final class NativeMemory {
     static Arena confined() {
         NativeAccess.awaitPreparation();
         return new Counted(Arena.ofConfined());
+    }
+
+    /**
+     * {@code bytes} of fresh anonymous memory ({@code mmap(2)}, private), as a segment that lives as long as {@code
+     * scope} is open; counted until {@link #unmap}. For buffers of many KiB that are mostly left untouched: {@code
+     * Arena.allocate} zeroes every byte first, in a Java loop of 8-byte stores ({@code
+     * SegmentFactories.initNativeMemory}, JDK 25) that runs interpreted in a fresh JVM, about 0.8 ms for a netlink
+     * socket's 48 KiB, where the kernel hands out a zeroed page only when it is first touched. The caller calls
+     * {@link #unmap} once {@code scope} is closed (or never used again), so that no access reaches unmapped memory.
+     * {@code state} is the caller's call-state segment.
+     */
+    static MemorySegment map(MemorySegment state, Arena scope, long bytes) {
+        long address = NativeAccess.syscall(state, Sysno.mmap, 0, bytes, LibcH.PROT_READ | LibcH.PROT_WRITE,
+                LibcH.MAP_PRIVATE | LibcH.MAP_ANONYMOUS, -1, 0);
+        if (address == -1) {
+            throw new NetlinkException("mmap " + bytes + " bytes", NativeAccess.errno(state), null);
+        }
+        try {
+            MemorySegment segment = MemorySegment.ofAddress(address).reinterpret(bytes, scope, null);
+            LIVE_BYTES.addAndGet(bytes);
+            return segment;
+        } catch (RuntimeException | Error e) {
+            NativeAccess.syscall(state, Sysno.munmap, address, bytes, 0, 0, 0, 0);
+            throw e;
+        }
+    }
+
+    /**
+     * Unmaps a segment of {@link #map} (its address and size stay readable after its scope closed). Failing is a bug
+     * (only a wrong address or size makes {@code munmap} fail), so it throws rather than leave the mapping unnoticed.
+     */
+    static void unmap(MemorySegment state, MemorySegment mapped) {
+        if (NativeAccess.syscall(state, Sysno.munmap, mapped.address(), mapped.byteSize(), 0, 0, 0, 0) != 0) {
+            throw new IllegalStateException("munmap " + mapped.byteSize() + " bytes at 0x"
+                    + Long.toHexString(mapped.address()) + ": errno " + NativeAccess.errno(state));
+        }
+        LIVE_BYTES.addAndGet(-mapped.byteSize());
     }
 
     /**

@@ -20,7 +20,11 @@ import java.nio.ByteOrder;
  *
  * <p>Memory: every native byte (buffers, address, errno slot) belongs to arenas owned by this socket, allocated at open
  * or when a buffer grows, and freed by {@link #close()}; sending and receiving allocate nothing. The arenas are shared
- * (any thread may use the socket) but the socket itself is not thread-safe: the wire layer serializes access.
+ * (any thread may use the socket) but the socket itself is not thread-safe: the wire layer serializes access. The
+ * send and receive buffers (48 KiB at open) are mapped ({@link NativeMemory#map}) rather than allocated: an arena
+ * zeroes what it allocates in a Java loop, which in a fresh JVM (an exec'd plugin, the plugin service's first calls)
+ * runs interpreted, about 0.8 ms per socket, and a call opens two or more; a mapping's pages are zeroed by the kernel
+ * when first touched, and a request touches one or two. Each is unmapped after the arena it lives in is closed.
  *
  * <p>Received datagrams are copied into a heap array and handed to the decoders as a heap buffer
  * ({@link #receiveBuffer()}). Each read of a direct buffer over a shared arena carries the arena's liveness check and
@@ -47,6 +51,9 @@ public final class NetlinkSocket implements Transport {
     private final ByteBuffer addressLengthView;
     private final int fd;
     private final int portId;
+    /** The buffers mapped at open, in {@link #arena}'s scope: unmapped once it is closed. */
+    private final MemorySegment initialSend;
+    private final MemorySegment initialReceive;
     /** Arenas of grown buffers, if any; the initial buffers live in {@link #arena}. */
     private Arena sendArena;
     private MemorySegment sendSegment;
@@ -90,11 +97,24 @@ public final class NetlinkSocket implements Transport {
         check("getsockname netlink", NativeAccess.syscall(state, Sysno.getsockname, fd, address.address(),
                 addressLength.address(), 0, 0, 0));
         this.portId = addressView.getInt(Offsets.NL_PID);
-        this.sendSegment = arena.allocate(INITIAL_SEND, 8);
+        this.initialSend = NativeMemory.map(state, arena, INITIAL_SEND);
+        try {
+            this.initialReceive = NativeMemory.map(state, arena, INITIAL_RECEIVE);
+        } catch (RuntimeException | Error e) {
+            NativeMemory.unmap(state, initialSend);
+            throw e;
+        }
+        try {
+            this.receiveHeap = heapBuffer(INITIAL_RECEIVE);
+        } catch (RuntimeException | Error e) {
+            NativeMemory.unmap(state, initialSend);
+            NativeMemory.unmap(state, initialReceive);
+            throw e;
+        }
+        this.sendSegment = initialSend;
         this.sendView = NativeMemory.view(sendSegment);
-        this.receiveSegment = arena.allocate(INITIAL_RECEIVE, 8);
+        this.receiveSegment = initialReceive;
         this.receiveView = NativeMemory.view(receiveSegment);
-        this.receiveHeap = heapBuffer(INITIAL_RECEIVE);
     }
 
     private static ByteBuffer heapBuffer(int capacity) {
@@ -143,6 +163,11 @@ public final class NetlinkSocket implements Transport {
         if (result < 0) {
             throw new NetlinkException(what, NativeAccess.errno(state), null);
         }
+    }
+
+    /** The native send and receive buffers in use now; for the tests that find them in {@code /proc/self/maps}. */
+    MemorySegment[] buffers() {
+        return new MemorySegment[] {sendSegment, receiveSegment};
     }
 
     @Override
@@ -223,9 +248,10 @@ public final class NetlinkSocket implements Transport {
     @Override
     public void growReceiveBuffer(int minCapacity) {
         Arena next = NativeMemory.shared();
-        MemorySegment segment = next.allocate(roundUp(minCapacity), 8);
+        MemorySegment segment = mapIn(next, minCapacity);
         if (receiveArena != null) {
             receiveArena.close();
+            NativeMemory.unmap(state, receiveSegment);
         }
         receiveArena = next;
         receiveSegment = segment;
@@ -235,13 +261,24 @@ public final class NetlinkSocket implements Transport {
 
     private void growSend(int minCapacity) {
         Arena next = NativeMemory.shared();
-        MemorySegment segment = next.allocate(roundUp(minCapacity), 8);
+        MemorySegment segment = mapIn(next, minCapacity);
         if (sendArena != null) {
             sendArena.close();
+            NativeMemory.unmap(state, sendSegment);
         }
         sendArena = next;
         sendSegment = segment;
         sendView = NativeMemory.view(segment);
+    }
+
+    /** A grown buffer of at least {@code minCapacity} bytes in the new arena {@code next}, closed if that fails. */
+    private MemorySegment mapIn(Arena next, int minCapacity) {
+        try {
+            return NativeMemory.map(state, next, roundUp(minCapacity));
+        } catch (RuntimeException | Error e) {
+            next.close();
+            throw e;
+        }
     }
 
     private static long roundUp(int n) {
@@ -259,11 +296,19 @@ public final class NetlinkSocket implements Transport {
         } finally {
             if (sendArena != null) {
                 sendArena.close();
+                NativeMemory.unmap(state, sendSegment);
             }
             if (receiveArena != null) {
                 receiveArena.close();
+                NativeMemory.unmap(state, receiveSegment);
             }
             arena.close();
+            // The errno slot was in the arena just closed: the initial buffers are unmapped with one of their own.
+            try (Arena scratch = NativeMemory.confined()) {
+                MemorySegment slot = scratch.allocate(NativeAccess.stateSize());
+                NativeMemory.unmap(slot, initialSend);
+                NativeMemory.unmap(slot, initialReceive);
+            }
         }
     }
 }

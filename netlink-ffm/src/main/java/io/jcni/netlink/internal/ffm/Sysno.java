@@ -9,6 +9,8 @@ public enum Sysno {
     read(0, 63),
     write(1, 64),
     close(3, 57),
+    mmap(9, 222),
+    munmap(11, 215),
     ioctl(16, 29),
     socket(41, 198),
     connect(42, 203),

@@ -1,13 +1,14 @@
 package io.jcni.netlink.internal.wire;
 
 /** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>},
- *  {@code <linux/magic.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl and fstatfs(2) constants.
+ *  {@code <linux/magic.h>}, {@code <sys/mman.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl,
+ *  fstatfs(2) and mmap(2) constants.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class LibcH {
     private LibcH() {}
 
     /** The header(s) these constants mirror, for the generated C check. */
-    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h";
+    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h sys/mman.h";
 
     public static final int O_RDONLY = 0;
     public static final int O_WRONLY = 1;
@@ -37,4 +38,9 @@ public final class LibcH {
     public static final int PROC_SUPER_MAGIC = 0x9fa0;
     /** linux/magic.h: sysfs. */
     public static final int SYSFS_MAGIC = 0x62656572;
+    /** sys/mman.h: mmap(2)'s protection and flags for a private anonymous mapping (a buffer). */
+    public static final int PROT_READ = 1;
+    public static final int PROT_WRITE = 2;
+    public static final int MAP_PRIVATE = 2;
+    public static final int MAP_ANONYMOUS = 32;
 }

@@ -9,8 +9,12 @@ import io.jcni.netlink.internal.wire.MessageWriter;
 import io.jcni.netlink.internal.wire.NetlinkH;
 import io.jcni.netlink.internal.wire.Request;
 import io.jcni.netlink.internal.wire.RtnetlinkH;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -75,5 +79,49 @@ class NetlinkSocketTest {
             assertThat(dump(channel, seen)).extracting(Link::name).contains("lo");
             assertThat(seen).allSatisfy(b -> assertThat(b).isSameAs(grown));
         }
+    }
+
+    /** Whether {@code /proc/self/maps} lists a readable, writable mapping holding all of {@code segment}. */
+    private static boolean mapped(MemorySegment segment) throws IOException {
+        long start = segment.address();
+        long end = start + segment.byteSize();
+        for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
+            String[] fields = line.split(" +");
+            String[] range = fields[0].split("-");
+            if (Long.parseUnsignedLong(range[0], 16) <= start && end <= Long.parseUnsignedLong(range[1], 16)
+                    && fields[1].startsWith("rw")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void theBuffersAreMappedWhileTheSocketLivesAndUnmappedWhenItCloses() throws IOException {
+        long before = NativeMemory.liveBytes();
+        NetlinkSocket socket = NetlinkSocket.open(NetlinkH.NETLINK_ROUTE);
+        MemorySegment[] initial = socket.buffers();
+        MemorySegment[] grown;
+        try (Channel channel = new Channel(socket)) {
+            assertThat(initial[0].byteSize()).isEqualTo(16 << 10);
+            assertThat(initial[1].byteSize()).isEqualTo(32 << 10);
+            assertThat(mapped(initial[0])).as("the send buffer").isTrue();
+            assertThat(mapped(initial[1])).as("the receive buffer").isTrue();
+            long open = NativeMemory.liveBytes();
+            socket.growReceiveBuffer(100_000);
+            assertThat(NativeMemory.liveBytes() - open).isEqualTo(128 << 10);
+            // The first grown buffer is unmapped when the next replaces it; the initial one stays until close.
+            socket.growReceiveBuffer(300_000);
+            grown = socket.buffers();
+            assertThat(grown[1].byteSize()).isEqualTo(512 << 10);
+            assertThat(NativeMemory.liveBytes() - open).isEqualTo(512 << 10);
+            assertThat(mapped(grown[1])).as("the grown receive buffer").isTrue();
+            // The kernel writes a dump into the grown mapping, and read the request from the send buffer.
+            assertThat(dump(channel, new ArrayList<>())).extracting(Link::name).contains("lo");
+        }
+        assertThat(NativeMemory.liveBytes()).as("every byte counted at open is freed").isEqualTo(before);
+        assertThat(mapped(initial[0])).as("the initial send buffer, after close").isFalse();
+        assertThat(mapped(initial[1])).as("the initial receive buffer, after close").isFalse();
+        assertThat(mapped(grown[1])).as("the grown receive buffer, after close").isFalse();
     }
 }

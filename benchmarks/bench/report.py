@@ -900,7 +900,7 @@ def first_handle_section(path):
     rows, footer = [], ""
     with open(path) as f:
         for line in f:
-            m = re.match(r"^(jvm|current|netns)\s+(on|off)\s+([\d.]+)\s+([\d.]+)\s*$", line)
+            m = re.match(r"^(jvm|current|netns|next)\s+(on|off)\s+([\d.]+)\s+([\d.]+)\s*$", line)
             if m:
                 rows.append(m.groups())
             elif line.startswith("("):
@@ -908,7 +908,8 @@ def first_handle_section(path):
     if not rows:
         return []
     what = {"jvm": "empty main (baseline)", "current": "Netlink.open() + 1 request",
-            "netns": "NetNs.create() + Netlink.open(ns) + 1 request"}
+            "netns": "NetNs.create() + Netlink.open(ns) + 1 request",
+            "next": "after one untimed handle, each of 5 more Netlink.open() + 1 request (in-JVM: per handle)"}
     return ["### netlink-ffm start-up: the first handle in a fresh JVM (FirstHandleStartup)", "",
             "Child JVMs with netlink-ffm as a named module, `-XX:TieredStopAtLevel=1 -XX:+UseSerialGC`, with and "
             f"without an AOT cache trained on one run; medians {footer}.", "",

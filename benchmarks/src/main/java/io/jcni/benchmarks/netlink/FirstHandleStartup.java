@@ -20,10 +20,14 @@ import java.util.Locale;
  *   <li>{@code jvm}: nothing (the baseline);</li>
  *   <li>{@code current}: {@code Netlink.open()} and one request ({@code link("lo")}) in the JVM's namespace;</li>
  *   <li>{@code netns}: {@code NetNs.create()}, {@code Netlink.open(ns)} (a platform thread switches in and back) and
- *       one request: the path of a plugin working in a container.</li>
+ *       one request: the path of a plugin working in a container;</li>
+ *   <li>{@code next}: one {@code Netlink.open()} and close, untimed, then {@value #NEXT} more: the handles a fresh
+ *       JVM opens after its first (a plugin's later sockets, a fresh plugin service's first calls), whose code is
+ *       loaded but still runs interpreted.</li>
  * </ul>
  * and reports, per mode, the median wall time of the whole process (fork to exit) and the median time the child
- * measured itself from {@code main} to the reply. The AOT cache is trained by one {@code netns} run
+ * measured itself from {@code main} to the reply ({@code next}: the mean time of one of its timed handles, open and
+ * close). The AOT cache is trained by one {@code netns} run
  * ({@code -XX:AOTCacheOutput}) and used with {@code -XX:AOTMode=on}, which fails instead of silently ignoring a
  * stale cache. Children run like a plugin launcher: netlink-ffm as a named module, {@code -XX:TieredStopAtLevel=1
  * -XX:+UseSerialGC}. Needs root (creates a namespace).
@@ -40,6 +44,8 @@ public final class FirstHandleStartup {
     private FirstHandleStartup() {}
 
     private static final String MARK = "first-handle-ms ";
+    /** The timed handles of mode {@code next}. */
+    private static final int NEXT = 5;
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("--child")) {
@@ -68,6 +74,19 @@ public final class FirstHandleStartup {
                     nl.link("lo");
                 }
             }
+            case "next" -> {
+                try (NetlinkHandle nl = Netlink.open()) {
+                    nl.link("lo");
+                }
+                start = System.nanoTime();
+                for (int i = 0; i < NEXT; i++) {
+                    try (NetlinkHandle nl = Netlink.open()) {
+                        nl.link("lo");
+                    }
+                }
+                System.out.println(MARK + (System.nanoTime() - start) / 1e6 / NEXT);
+                return;
+            }
             default -> throw new IllegalArgumentException(mode);
         }
         System.out.println(MARK + (System.nanoTime() - start) / 1e6);
@@ -91,13 +110,13 @@ public final class FirstHandleStartup {
             System.out.printf(Locale.ROOT, "%-8s %-8s %14s %16s%n", "mode", "aot", "wall ms (med)", "in-JVM ms (med)");
             for (boolean aot : new boolean[] {false, true}) {
                 List<String> command = aot ? withFlags(base, "-XX:AOTCache=" + cache, "-XX:AOTMode=on") : base;
-                for (String mode : List.of("jvm", "current", "netns")) {
+                for (String mode : List.of("jvm", "current", "netns", "next")) {
                     run(command, mode); // warm the page cache
                     List<Run> results = new ArrayList<>();
                     for (int i = 0; i < runs; i++) {
                         results.add(run(command, mode));
                     }
-                    System.out.printf(Locale.ROOT, "%-8s %-8s %14.1f %16.1f%n", mode, aot ? "on" : "off",
+                    System.out.printf(Locale.ROOT, "%-8s %-8s %14.1f %16.2f%n", mode, aot ? "on" : "off",
                             median(results.stream().mapToDouble(Run::wallMs).toArray()),
                             median(results.stream().mapToDouble(Run::inProcessMs).toArray()));
                 }

@@ -45,7 +45,7 @@ public final class NativeMemory {
      * {@code bytes} of fresh anonymous memory ({@code mmap(2)}, private), as a segment that lives as long as {@code
      * scope} is open; counted until {@link #unmap}. For buffers of many KiB that are mostly left untouched: {@code
      * Arena.allocate} zeroes every byte first, in a Java loop of 8-byte stores ({@code
-     * SegmentFactories.initNativeMemory}, JDK 25) that runs interpreted in a fresh JVM, about 0.8 ms for a netlink
+     * SegmentFactories.initNativeMemory}, JDK 25) that runs interpreted in a fresh JVM, about 0.35 ms for a netlink
      * socket's 48 KiB, where the kernel hands out a zeroed page only when it is first touched. The caller calls
      * {@link #unmap} once {@code scope} is closed (or never used again), so that no access reaches unmapped memory.
      * {@code state} is the caller's call-state segment.

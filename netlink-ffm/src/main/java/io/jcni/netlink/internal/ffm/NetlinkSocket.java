@@ -23,7 +23,7 @@ import java.nio.ByteOrder;
  * (any thread may use the socket) but the socket itself is not thread-safe: the wire layer serializes access. The
  * send and receive buffers (48 KiB at open) are mapped ({@link NativeMemory#map}) rather than allocated: an arena
  * zeroes what it allocates in a Java loop, which in a fresh JVM (an exec'd plugin, the plugin service's first calls)
- * runs interpreted, about 0.8 ms per socket, and a call opens two or more; a mapping's pages are zeroed by the kernel
+ * runs interpreted, about 0.35 ms per socket, and a call opens two or more; a mapping's pages are zeroed by the kernel
  * when first touched, and a request touches one or two. Each is unmapped after the arena it lives in is closed.
  *
  * <p>Received datagrams are copied into a heap array and handed to the decoders as a heap buffer
@@ -49,6 +49,9 @@ public final class NetlinkSocket implements Transport {
     private final ByteBuffer addressView;
     private final MemorySegment addressLength;
     private final ByteBuffer addressLengthView;
+    /** The value {@link #setOption} passes to {@code setsockopt}: one slot for all of them, not an arena each. */
+    private final MemorySegment option;
+    private final ByteBuffer optionView;
     private final int fd;
     private final int portId;
     /** The buffers mapped at open, in {@link #arena}'s scope: unmapped once it is closed. */
@@ -77,6 +80,8 @@ public final class NetlinkSocket implements Transport {
         this.addressView = NativeMemory.view(address);
         this.addressLength = arena.allocate(4, 4);
         this.addressLengthView = NativeMemory.view(addressLength);
+        this.option = arena.allocate(4, 4);
+        this.optionView = NativeMemory.view(option);
         addressView.putShort(Offsets.NL_FAMILY, (short) SocketH.AF_NETLINK);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_EXT_ACK, 1, true);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_CAP_ACK, 1, true);
@@ -147,16 +152,13 @@ public final class NetlinkSocket implements Transport {
         }
     }
 
-    private boolean setOption(int level, int option, int value, boolean optional) {
-        try (Arena scratch = NativeMemory.confined()) {
-            MemorySegment v = scratch.allocate(4, 4);
-            NativeMemory.view(v).putInt(0, value);
-            long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, option, v.address(), 4, 0);
-            if (r < 0 && !optional) {
-                throw new NetlinkException("setsockopt " + option, NativeAccess.errno(state), null);
-            }
-            return r == 0;
+    private boolean setOption(int level, int name, int value, boolean optional) {
+        optionView.putInt(0, value);
+        long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, name, this.option.address(), 4, 0);
+        if (r < 0 && !optional) {
+            throw new NetlinkException("setsockopt " + name, NativeAccess.errno(state), null);
         }
+        return r == 0;
     }
 
     private void check(String what, long result) {

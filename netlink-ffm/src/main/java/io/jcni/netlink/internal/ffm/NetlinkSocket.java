@@ -102,18 +102,12 @@ public final class NetlinkSocket implements Transport {
         check("getsockname netlink", NativeAccess.syscall(state, Sysno.getsockname, fd, address.address(),
                 addressLength.address(), 0, 0, 0));
         this.portId = addressView.getInt(Offsets.NL_PID);
+        this.receiveHeap = heapBuffer(INITIAL_RECEIVE);
         this.initialSend = NativeMemory.map(state, arena, INITIAL_SEND);
         try {
             this.initialReceive = NativeMemory.map(state, arena, INITIAL_RECEIVE);
         } catch (RuntimeException | Error e) {
             NativeMemory.unmap(state, initialSend);
-            throw e;
-        }
-        try {
-            this.receiveHeap = heapBuffer(INITIAL_RECEIVE);
-        } catch (RuntimeException | Error e) {
-            NativeMemory.unmap(state, initialSend);
-            NativeMemory.unmap(state, initialReceive);
             throw e;
         }
         this.sendSegment = initialSend;
@@ -154,7 +148,7 @@ public final class NetlinkSocket implements Transport {
 
     private boolean setOption(int level, int name, int value, boolean optional) {
         optionView.putInt(0, value);
-        long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, name, this.option.address(), 4, 0);
+        long r = NativeAccess.syscall(state, Sysno.setsockopt, fd, level, name, option.address(), 4, 0);
         if (r < 0 && !optional) {
             throw new NetlinkException("setsockopt " + name, NativeAccess.errno(state), null);
         }

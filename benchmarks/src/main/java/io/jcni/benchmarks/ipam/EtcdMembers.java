@@ -107,10 +107,27 @@ final class EtcdMembers implements AutoCloseable {
         return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
     }
 
+    private static final java.util.Set<Integer> GIVEN_PORTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A free loopback port below 32768, where Linux's default ephemeral range starts: a port from {@code bind(0)}
+     * lies inside it, and a member dialling its peers may take it as a source port before its owner binds it.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 500; attempt++) {
+            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(10000, 32768);
+            if (!GIVEN_PORTS.add(port)) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(false);
+                s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                return port;
+            } catch (IOException inUse) {
+                // another listener has it
+            }
         }
+        throw new IOException("no free loopback port below 32768 after 500 tries");
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.jcni.it.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jcni.it.support.Locations;
+import io.jcni.it.support.LoopbackPorts;
 import io.jcni.it.support.PluginServiceProcess;
 import io.jcni.it.support.Prerequisites;
 import io.jcni.it.support.ProcessResult;
@@ -11,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -121,10 +121,7 @@ class PrometheusScrapeTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", 0));
-            return s.getLocalPort();
-        }
+        return LoopbackPorts.next();
     }
 
     /** A {@code prometheus} process on a loopback port, scraping {@code target} every second, with its own data. */

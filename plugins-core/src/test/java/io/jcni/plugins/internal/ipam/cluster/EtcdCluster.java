@@ -60,23 +60,80 @@ public final class EtcdCluster implements AutoCloseable {
 
     public static EtcdCluster start(Path dir, int size, List<String> extraArgs) throws Exception {
         assumeInstalled();
-        EtcdCluster cluster = new EtcdCluster(dir, size, extraArgs);
-        try {
-            for (int i = 0; i < size; i++) {
-                cluster.startMember(i);
+        for (int attempt = 1; ; attempt++) {
+            EtcdCluster cluster = new EtcdCluster(dir, size, extraArgs);
+            try {
+                for (int i = 0; i < size; i++) {
+                    cluster.startMember(i);
+                }
+                cluster.awaitHealthy();
+                return cluster;
+            } catch (MemberExited e) {
+                cluster.close();
+                if (attempt == 3) {
+                    throw e;
+                }
+                // A member lost a port to another listener: new ports, a new data directory.
+                cluster.wipeData();
+            } catch (Exception | Error e) {
+                cluster.close();
+                throw e;
             }
-            cluster.awaitHealthy();
-            return cluster;
-        } catch (Exception | Error e) {
-            cluster.close();
-            throw e;
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+    /** A member's process ended while the cluster was being started. */
+    static final class MemberExited extends IllegalStateException {
+        MemberExited(String message) {
+            super(message);
         }
+    }
+
+    private void wipeData() throws IOException {
+        for (int i = 0; i < members.length; i++) {
+            Path data = dir.resolve("m" + i);
+            if (Files.exists(data)) {
+                try (var walk = Files.walk(data)) {
+                    for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The last lines of member {@code i}'s log, for a failure message. */
+    private String logTail(int i) {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("m" + i + ".log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static final java.util.Set<Integer> GIVEN_PORTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A free loopback port below 32768, where Linux's default ephemeral range starts. A port from {@code bind(0)}
+     * lies inside that range, so a member dialling its peers may take it as a source port before the member meant to
+     * listen on it binds, and that member exits with "address already in use".
+     */
+    private static int freePort() throws IOException {
+        for (int attempt = 0; attempt < 500; attempt++) {
+            int port = java.util.concurrent.ThreadLocalRandom.current().nextInt(10000, 32768);
+            if (!GIVEN_PORTS.add(port)) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(false);
+                s.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
+                return port;
+            } catch (IOException inUse) {
+                // another listener has it
+            }
+        }
+        throw new IOException("no free loopback port below 32768 after 500 tries");
     }
 
     String clientUrl(int i) {
@@ -188,8 +245,18 @@ public final class EtcdCluster implements AutoCloseable {
                 }
                 return;
             } catch (IOException | RuntimeException e) {
+                for (int i = 0; i < members.length; i++) {
+                    if (members[i] != null && !members[i].isAlive()) {
+                        throw new MemberExited("etcd member m" + i + " exited with " + members[i].exitValue()
+                                + " while starting; its log in " + dir + " ends:\n" + logTail(i));
+                    }
+                }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("etcd did not become healthy; logs in " + dir, e);
+                    StringBuilder tails = new StringBuilder();
+                    for (int i = 0; i < members.length; i++) {
+                        tails.append("\nm").append(i).append(": ").append(logTail(i));
+                    }
+                    throw new IllegalStateException("etcd did not become healthy in 30 s; logs in " + dir + tails, e);
                 }
                 Thread.sleep(100);
             }

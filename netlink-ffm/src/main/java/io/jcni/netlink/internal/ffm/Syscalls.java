@@ -92,6 +92,24 @@ public final class Syscalls {
         }
     }
 
+    /**
+     * {@code setpriority(PRIO_PROCESS, tid, nice)}: the nice value of one thread (Linux applies it to the thread
+     * {@code tid} names, not to its whole process).
+     */
+    public static void setPriority(int tid, int nice) {
+        call("setpriority of thread " + tid + " to " + nice, Sysno.setpriority, LibcH.PRIO_PROCESS, tid, nice);
+    }
+
+    /** {@code gettid()}: the kernel's id of the calling thread. */
+    public static int gettid() {
+        return (int) call("gettid", Sysno.gettid, 0, 0, 0);
+    }
+
+    /** The nice value of thread {@code tid}: the raw {@code getpriority} system call answers 20 minus it. */
+    public static int priority(int tid) {
+        return 20 - (int) call("getpriority of thread " + tid, Sysno.getpriority, LibcH.PRIO_PROCESS, tid, 0);
+    }
+
     /** {@code ioctl(fd, request, 0)} returning the call's non-negative result. */
     public static int ioctl(int fd, long request, String what) {
         return (int) call("ioctl " + what, Sysno.ioctl, fd, request, 0);

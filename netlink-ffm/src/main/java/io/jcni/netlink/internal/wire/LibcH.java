@@ -1,14 +1,15 @@
 package io.jcni.netlink.internal.wire;
 
 /** Constants from {@code <fcntl.h>}, {@code <sys/file.h>}, {@code <sched.h>}, {@code <linux/nsfs.h>},
- *  {@code <linux/magic.h>}, {@code <sys/mman.h>}: open(2), fcntl(2), flock(2), setns(2)/unshare(2), nsfs ioctl,
- *  fstatfs(2) and mmap(2) constants.
+ *  {@code <linux/magic.h>}, {@code <sys/mman.h>}, {@code <sys/resource.h>}: open(2), fcntl(2), flock(2),
+ *  setns(2)/unshare(2), nsfs ioctl, fstatfs(2), mmap(2) and setpriority(2) constants.
  *  Names and values as in C; {@code HeadersMatchTest} compiles them against the installed headers. */
 public final class LibcH {
     private LibcH() {}
 
     /** The header(s) these constants mirror, for the generated C check. */
-    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h sys/mman.h";
+    public static final String HEADER = "fcntl.h sys/file.h sched.h linux/nsfs.h linux/magic.h sys/vfs.h sys/mman.h "
+            + "sys/resource.h";
 
     public static final int O_RDONLY = 0;
     public static final int O_WRONLY = 1;
@@ -43,4 +44,6 @@ public final class LibcH {
     public static final int PROT_WRITE = 2;
     public static final int MAP_PRIVATE = 2;
     public static final int MAP_ANONYMOUS = 32;
+    /** sys/resource.h: {@code setpriority(2)}'s "which" for one process or, given a thread id, one thread. */
+    public static final int PRIO_PROCESS = 0;
 }

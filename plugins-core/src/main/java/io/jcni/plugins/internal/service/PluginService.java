@@ -146,6 +146,8 @@ final class PluginService implements AutoCloseable {
     private final Stats stats = new Stats();
     private final NetNs.Id home;
     private final Thread acceptor;
+    /** The first client call's lead: set by the acceptor as it starts, used by it and the watchdog. */
+    private volatile FirstCallLead lead;
     private final Thread watchdog;
     private volatile boolean closing;
     /** Null unless the service was started with metrics ({@link #enableMetrics}): then every call is counted. */
@@ -430,6 +432,7 @@ final class PluginService implements AutoCloseable {
     private final class Acceptor implements Runnable {
         @Override
         public void run() {
+            lead = FirstCallLead.startOnAcceptor(log);
             while (!closing) {
                 UnixSocket conn;
                 try {
@@ -471,8 +474,10 @@ final class PluginService implements AutoCloseable {
             }
             clientCalls.incrementAndGet();
             boolean handed = false;
+            // The first client call leads; a call thread started for it takes the acceptor's raised nice value.
+            boolean leads = lead.claim();
             try {
-                calls.execute(new ServiceCall(PluginService.this, conn, peer));
+                calls.execute(new ServiceCall(PluginService.this, conn, peer, leads ? lead : null));
                 handed = true;
             } catch (RejectedExecutionException e) {
                 stats.busy.increment();
@@ -481,6 +486,12 @@ final class PluginService implements AutoCloseable {
                 refuse(conn, Protocol.error(CniError.TRY_AGAIN_LATER, "the jcni plugin service is busy",
                         settings.maxCalls() + " calls running and " + settings.queue() + " waiting; try again later"));
             } finally {
+                if (leads) {
+                    lead.acceptorBack();
+                    if (!handed) {
+                        lead.end();
+                    }
+                }
                 if (!handed) {
                     clientCalls.decrementAndGet(); // no ServiceCall will end for it
                 }
@@ -528,6 +539,10 @@ final class PluginService implements AutoCloseable {
                     long now = System.nanoTime();
                     for (CallWatch w : watched) {
                         look(w, now);
+                    }
+                    FirstCallLead first = lead;
+                    if (first != null) {
+                        first.expire(now);
                     }
                 } catch (InterruptedException e) {
                     return; // stopping

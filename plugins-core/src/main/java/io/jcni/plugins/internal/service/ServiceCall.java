@@ -47,15 +47,22 @@ final class ServiceCall implements Runnable {
     /** The memory the call was admitted with, once {@link #readRequest} admitted it. */
     private MemoryAdmission.Admitted admitted;
 
-    ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer) {
+    /** The service's first client call leads while it runs ({@link FirstCallLead}); null for the others. */
+    private final FirstCallLead lead;
+
+    ServiceCall(PluginService service, UnixSocket conn, PeerCredentials peer, FirstCallLead lead) {
         this.service = service;
         this.conn = conn;
         this.peer = peer;
+        this.lead = lead;
     }
 
     @Override
     public void run() {
         Request request = null;
+        if (lead != null) {
+            lead.enter();
+        }
         try {
             request = readRequest();
             if (request == null) {
@@ -85,6 +92,9 @@ final class ServiceCall implements Runnable {
             }
             conn.close();
             service.clientCallEnded();
+            if (lead != null) {
+                lead.end();
+            }
         }
     }
 

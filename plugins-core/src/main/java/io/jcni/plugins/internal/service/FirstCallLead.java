@@ -152,7 +152,7 @@ final class FirstCallLead {
             return;
         }
         log.debug("the first call led at nice " + led + " for " + (System.nanoTime() - since) / 1_000_000
-                + " ms (" + why + "); " + back + " threads back at nice " + base);
+                + " ms (" + why + "); threads back at nice " + base + ": " + back);
     }
 
     private void setSelf(int nice) {

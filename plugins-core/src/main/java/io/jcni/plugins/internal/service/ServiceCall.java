@@ -60,10 +60,10 @@ final class ServiceCall implements Runnable {
     @Override
     public void run() {
         Request request = null;
-        if (lead != null) {
-            lead.enter();
-        }
         try {
+            if (lead != null) {
+                lead.enter();
+            }
             request = readRequest();
             if (request == null) {
                 return;

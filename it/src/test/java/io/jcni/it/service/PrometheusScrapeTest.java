@@ -45,7 +45,7 @@ class PrometheusScrapeTest {
         Prerequisites.assumeDistPlugins("host-local");
         Prerequisites.require(Prerequisites.onPath("prometheus"),
                 () -> "prometheus (Debian package prometheus; scripts/setup installs it)");
-        int metricsPort = freePort();
+        int metricsPort = LoopbackPorts.next();
         String metricsAddress = "127.0.0.1:" + metricsPort;
         Path socket = tmp.resolve("run/plugins.sock");
         Path dataDir = tmp.resolve("ipam");
@@ -120,10 +120,6 @@ class PrometheusScrapeTest {
                 Duration.ofSeconds(60));
     }
 
-    static int freePort() throws IOException {
-        return LoopbackPorts.next();
-    }
-
     /** A {@code prometheus} process on a loopback port, scraping {@code target} every second, with its own data. */
     static final class PrometheusProcess implements AutoCloseable {
         private final Process process;
@@ -147,7 +143,7 @@ class PrometheusScrapeTest {
                         static_configs:
                           - targets: ['%s']
                     """.formatted(target));
-            int port = freePort();
+            int port = LoopbackPorts.next();
             Path log = dir.resolve("prometheus.log");
             Process process = new ProcessBuilder("prometheus", "--config.file=" + config,
                     "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port,

@@ -35,10 +35,10 @@ public final class EtcdCluster implements AutoCloseable {
         boolean tls = extraArgs.contains("--cert-file");
         this.tlsPorts = new int[tls ? size : 0];
         for (int i = 0; i < size; i++) {
-            clientPorts[i] = freePort();
-            peerPorts[i] = freePort();
+            clientPorts[i] = LoopbackPorts.next();
+            peerPorts[i] = LoopbackPorts.next();
             if (tls) {
-                tlsPorts[i] = freePort();
+                tlsPorts[i] = LoopbackPorts.next();
             }
         }
     }
@@ -105,10 +105,6 @@ public final class EtcdCluster implements AutoCloseable {
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
         }
-    }
-
-    private static int freePort() throws IOException {
-        return LoopbackPorts.next();
     }
 
     public String clientUrl(int i) {

@@ -124,10 +124,6 @@ final class FirstCallLead {
         return led;
     }
 
-    int baseNice() {
-        return base;
-    }
-
     private void finish(String why) {
         if (over) {
             return;

@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Accounting of every native byte this module allocates: all arenas come from here and report what they hold until
- * closed. Tests use it to prove that handles free everything on close and that requests allocate nothing.
+ * Accounting of every native byte this module allocates: all arenas and mappings come from here and report what they
+ * hold until closed or unmapped. Tests use it to prove that handles free everything on close and that requests
+ * allocate nothing.
  */
 public final class NativeMemory {
     private NativeMemory() {}
@@ -42,22 +43,22 @@ public final class NativeMemory {
     }
 
     /**
-     * {@code bytes} of fresh anonymous memory ({@code mmap(2)}, private), as a segment that lives as long as {@code
-     * scope} is open; counted until {@link #unmap}. For buffers of many KiB that are mostly left untouched: {@code
-     * Arena.allocate} zeroes every byte first, in a Java loop of 8-byte stores ({@code
+     * {@code bytes} of fresh anonymous memory ({@code mmap(2)}, private), as a segment of no arena (the global scope:
+     * nothing checks its liveness), counted until {@link #unmap}. For buffers of many KiB that are mostly left
+     * untouched: {@code Arena.allocate} zeroes every byte first, in a Java loop of 8-byte stores ({@code
      * SegmentFactories.initNativeMemory}, JDK 25) that runs interpreted in a fresh JVM, about 0.35 ms for a netlink
-     * socket's 48 KiB, where the kernel hands out a zeroed page only when it is first touched. The caller calls
-     * {@link #unmap} once {@code scope} is closed (or never used again), so that no access reaches unmapped memory.
+     * socket's 48 KiB, where the kernel hands out a zeroed page only when it is first touched. The caller guarantees
+     * that nothing touches the segment once {@link #unmap} ran (an access then is a fault, not an exception).
      * {@code state} is the caller's call-state segment.
      */
-    static MemorySegment map(MemorySegment state, Arena scope, long bytes) {
+    static MemorySegment map(MemorySegment state, long bytes) {
         long address = NativeAccess.syscall(state, Sysno.mmap, 0, bytes, LibcH.PROT_READ | LibcH.PROT_WRITE,
                 LibcH.MAP_PRIVATE | LibcH.MAP_ANONYMOUS, -1, 0);
         if (address == -1) {
             throw new NetlinkException("mmap " + bytes + " bytes", NativeAccess.errno(state), null);
         }
         try {
-            MemorySegment segment = MemorySegment.ofAddress(address).reinterpret(bytes, scope, null);
+            MemorySegment segment = MemorySegment.ofAddress(address).reinterpret(bytes);
             LIVE_BYTES.addAndGet(bytes);
             return segment;
         } catch (RuntimeException | Error e) {
@@ -67,7 +68,7 @@ public final class NativeMemory {
     }
 
     /**
-     * Unmaps a segment of {@link #map} (its address and size stay readable after its scope closed). Failing is a bug
+     * Unmaps a segment of {@link #map}. Failing is a bug
      * (only a wrong address or size makes {@code munmap} fail), so it throws rather than leave the mapping unnoticed.
      */
     static void unmap(MemorySegment state, MemorySegment mapped) {

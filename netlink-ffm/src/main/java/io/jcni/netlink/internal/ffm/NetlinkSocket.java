@@ -18,20 +18,30 @@ import java.nio.ByteOrder;
  * <p>Namespace: a netlink socket talks to the network namespace its creating thread was in when {@link #open} ran, for
  * its whole life. Callers open it on a thread that is in the wanted namespace.
  *
- * <p>Memory: every native byte (buffers, address, errno slot) belongs to arenas owned by this socket, allocated at open
- * or when a buffer grows, and freed by {@link #close()}; sending and receiving allocate nothing. The arenas are shared
- * (any thread may use the socket) but the socket itself is not thread-safe: the wire layer serializes access. The
- * send and receive buffers (48 KiB at open) are mapped ({@link NativeMemory#map}) rather than allocated: an arena
- * zeroes what it allocates in a Java loop, which in a fresh JVM (an exec'd plugin, the plugin service's first calls)
- * runs interpreted, about 0.35 ms per socket, and a call opens two or more; a mapping's pages are zeroed by the kernel
- * when first touched, and a request touches one or two. Each is unmapped after the arena it lives in is closed.
+ * <p>Memory: every native byte (the call state, address and option slots, the buffers) lives in mappings owned by this
+ * socket ({@link NativeMemory#map}): one made at open, holding the slots and the initial send and receive buffers (48
+ * KiB), and one per grown buffer; {@link #close()} unmaps them, and sending and receiving allocate nothing. A mapping's
+ * pages are zeroed by the kernel when first touched (a request touches one or two), where an arena zeroes all it
+ * allocates in a Java loop, which in a fresh JVM (an exec'd plugin, the plugin service's first calls) runs
+ * interpreted, about 0.35 ms per socket.
+ *
+ * <p>No arena, on purpose: the socket may be used from any thread (the plugin service opens a container's socket on
+ * the namespace's thread and uses it on the call's), which takes a shared arena, and closing a shared arena is a
+ * handshake with every thread of the JVM (the JDK must know that none is inside an access to it): 75 to 150 us on an
+ * idle machine with 20 to 100 threads, measured here, against about 1 us for a confined arena, and on a loaded one as
+ * long as the slowest running thread takes to reach a safepoint poll. A plugin call opens and closes two sockets or
+ * more, and in the plugin service each close stopped every other call's threads. What the arena's liveness check
+ * guarded is guarded here instead: the socket is not thread-safe and its one user, the wire layer's {@code Channel},
+ * runs every exchange and the close under one lock and refuses a closed handle; {@link #send} and {@link #receive}
+ * refuse a closed socket too, so no access reaches an unmapped page.
  *
  * <p>Received datagrams are copied into a heap array and handed to the decoders as a heap buffer
- * ({@link #receiveBuffer()}). Each read of a direct buffer over a shared arena carries the arena's liveness check and
- * its exception paths; inlined into the codecs' attribute walks, that made {@code LinkCodec.decode} one of the JIT's
- * largest compilations (about 0.5 s of C2 time each, twice, in a fresh plugin service's first hundred calls,
- * competing with the calls for the cores). A heap buffer's reads are plain array accesses. The copy is one bulk
- * move of at most a datagram (a few KiB; 32 KiB for a full dump part).
+ * ({@link #receiveBuffer()}). When the buffers were in a shared arena, each read of a direct buffer carried the
+ * arena's liveness check and its exception paths; inlined into the codecs' attribute walks, that made {@code
+ * LinkCodec.decode} one of the JIT's largest compilations (about 0.5 s of C2 time each, twice, in a fresh plugin
+ * service's first hundred calls, competing with the calls for the cores). A heap buffer's reads are plain array
+ * accesses, and the decoders see one kind of buffer, whatever produced it. The copy is one bulk move of at most a
+ * datagram (a few KiB; 32 KiB for a full dump part).
  */
 public final class NetlinkSocket implements Transport {
     /** Replies to requests come back synchronously; this bounds a wait that would otherwise hang on a kernel bug. */
@@ -41,9 +51,16 @@ public final class NetlinkSocket implements Transport {
     private static final int INITIAL_SEND = 16 << 10;
     /** The kernel sizes dump datagrams up to the reader's buffer, capped near 32 KiB. */
     private static final int INITIAL_RECEIVE = 32 << 10;
+    /** The first page of the socket's mapping: its slots, each 64-byte aligned. */
+    private static final int SLOTS = 4096;
+    private static final int STATE_AT = 0;
+    private static final int ADDRESS_AT = 256;
+    private static final int ADDRESS_LENGTH_AT = 320;
+    private static final int OPTION_AT = 384;
+    private static final int TIMEOUT_AT = 448;
 
-
-    private final Arena arena;
+    /** The mapping made at open: the slots, then the initial send and receive buffers. */
+    private final MemorySegment region;
     private final MemorySegment state;
     private final MemorySegment address;
     private final ByteBuffer addressView;
@@ -54,14 +71,11 @@ public final class NetlinkSocket implements Transport {
     private final ByteBuffer optionView;
     private final int fd;
     private final int portId;
-    /** The buffers mapped at open, in {@link #arena}'s scope: unmapped once it is closed. */
+    /** The buffers in {@link #region}; a grown buffer is a mapping of its own, unmapped when replaced or closed. */
     private final MemorySegment initialSend;
     private final MemorySegment initialReceive;
-    /** Arenas of grown buffers, if any; the initial buffers live in {@link #arena}. */
-    private Arena sendArena;
     private MemorySegment sendSegment;
     private ByteBuffer sendView;
-    private Arena receiveArena;
     private MemorySegment receiveSegment;
     private ByteBuffer receiveView;
     /** The last datagram received, copied out of {@link #receiveSegment}: what the decoders read. */
@@ -71,16 +85,16 @@ public final class NetlinkSocket implements Transport {
     private int sendBufferBytes = SOCKET_BUFFER_BYTES;
     private int receiveBufferBytes = SOCKET_BUFFER_BYTES;
 
-    private NetlinkSocket(Arena arena, MemorySegment state, int fd) {
-        this.arena = arena;
+    private NetlinkSocket(MemorySegment region, MemorySegment state, int fd) {
+        this.region = region;
         this.state = state;
         this.fd = fd;
         // Native memory is read and written through ByteBuffer views only (see NativeMemory.view).
-        this.address = arena.allocate(Offsets.SOCKADDR_NL_SIZE, 4);
+        this.address = region.asSlice(ADDRESS_AT, Offsets.SOCKADDR_NL_SIZE);
         this.addressView = NativeMemory.view(address);
-        this.addressLength = arena.allocate(4, 4);
+        this.addressLength = region.asSlice(ADDRESS_LENGTH_AT, 4);
         this.addressLengthView = NativeMemory.view(addressLength);
-        this.option = arena.allocate(4, 4);
+        this.option = region.asSlice(OPTION_AT, 4);
         this.optionView = NativeMemory.view(option);
         addressView.putShort(Offsets.NL_FAMILY, (short) SocketH.AF_NETLINK);
         setOption(SocketH.SOL_NETLINK, NetlinkH.NETLINK_EXT_ACK, 1, true);
@@ -92,7 +106,7 @@ public final class NetlinkSocket implements Transport {
         if (!setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUFFORCE, SOCKET_BUFFER_BYTES, true)) {
             setOption(SocketH.SOL_SOCKET, SocketH.SO_SNDBUF, SOCKET_BUFFER_BYTES, true);
         }
-        MemorySegment timeout = arena.allocate(Offsets.TIMEVAL_SIZE, 8);
+        MemorySegment timeout = region.asSlice(TIMEOUT_AT, Offsets.TIMEVAL_SIZE);
         NativeMemory.view(timeout).putLong(Offsets.TV_SEC, RECEIVE_TIMEOUT_SECONDS);
         check("setsockopt SO_RCVTIMEO", NativeAccess.syscall(state, Sysno.setsockopt, fd, SocketH.SOL_SOCKET,
                 SocketH.SO_RCVTIMEO, timeout.address(), timeout.byteSize(), 0));
@@ -103,13 +117,8 @@ public final class NetlinkSocket implements Transport {
                 addressLength.address(), 0, 0, 0));
         this.portId = addressView.getInt(Offsets.NL_PID);
         this.receiveHeap = heapBuffer(INITIAL_RECEIVE);
-        this.initialSend = NativeMemory.map(state, arena, INITIAL_SEND);
-        try {
-            this.initialReceive = NativeMemory.map(state, arena, INITIAL_RECEIVE);
-        } catch (RuntimeException | Error e) {
-            NativeMemory.unmap(state, initialSend);
-            throw e;
-        }
+        this.initialSend = region.asSlice(SLOTS, INITIAL_SEND);
+        this.initialReceive = region.asSlice(SLOTS + INITIAL_SEND, INITIAL_RECEIVE);
         this.sendSegment = initialSend;
         this.sendView = NativeMemory.view(sendSegment);
         this.receiveSegment = initialReceive;
@@ -126,23 +135,33 @@ public final class NetlinkSocket implements Transport {
      */
     public static NetlinkSocket open(int protocol) {
         NativeAccess.check();
-        Arena arena = NativeMemory.shared();
+        MemorySegment region;
+        try (Arena scratch = NativeMemory.confined()) {
+            region = NativeMemory.map(scratch.allocate(NativeAccess.stateSize()), SLOTS + INITIAL_SEND + INITIAL_RECEIVE);
+        }
+        MemorySegment state = region.asSlice(STATE_AT, NativeAccess.stateSize());
         try {
-            MemorySegment state = arena.allocate(NativeAccess.stateSize());
             long fd = NativeAccess.syscall(state, Sysno.socket, SocketH.AF_NETLINK,
                     SocketH.SOCK_RAW | SocketH.SOCK_CLOEXEC, protocol, 0, 0, 0);
             if (fd < 0) {
                 throw new NetlinkException("socket AF_NETLINK", NativeAccess.errno(state), null);
             }
             try {
-                return new NetlinkSocket(arena, state, (int) fd);
+                return new NetlinkSocket(region, state, (int) fd);
             } catch (RuntimeException | Error e) {
                 NativeAccess.syscall(state, Sysno.close, fd, 0, 0, 0, 0, 0);
                 throw e;
             }
         } catch (RuntimeException | Error e) {
-            arena.close();
+            unmapRegion(region);
             throw e;
+        }
+    }
+
+    /** Unmaps the mapping of the slots, with a call state outside it (the call state in it is gone once it is). */
+    private static void unmapRegion(MemorySegment region) {
+        try (Arena scratch = NativeMemory.confined()) {
+            NativeMemory.unmap(scratch.allocate(NativeAccess.stateSize()), region);
         }
     }
 
@@ -187,6 +206,7 @@ public final class NetlinkSocket implements Transport {
 
     @Override
     public void send(byte[] data, int offset, int length) {
+        requireOpen();
         if (length > sendSegment.byteSize()) {
             growSend(length);
         }
@@ -205,6 +225,7 @@ public final class NetlinkSocket implements Transport {
 
     @Override
     public int receive(boolean wait) {
+        requireOpen();
         int flags = wait ? SocketH.MSG_TRUNC : SocketH.MSG_TRUNC | SocketH.MSG_DONTWAIT;
         while (true) {
             addressLengthView.putInt(0, (int) address.byteSize());
@@ -243,37 +264,29 @@ public final class NetlinkSocket implements Transport {
 
     @Override
     public void growReceiveBuffer(int minCapacity) {
-        Arena next = NativeMemory.shared();
-        MemorySegment segment = mapIn(next, minCapacity);
-        if (receiveArena != null) {
-            receiveArena.close();
+        requireOpen();
+        MemorySegment segment = NativeMemory.map(state, roundUp(minCapacity));
+        if (receiveSegment != initialReceive) {
             NativeMemory.unmap(state, receiveSegment);
         }
-        receiveArena = next;
         receiveSegment = segment;
         receiveView = NativeMemory.view(segment);
         receiveHeap = heapBuffer((int) segment.byteSize());
     }
 
     private void growSend(int minCapacity) {
-        Arena next = NativeMemory.shared();
-        MemorySegment segment = mapIn(next, minCapacity);
-        if (sendArena != null) {
-            sendArena.close();
+        MemorySegment segment = NativeMemory.map(state, roundUp(minCapacity));
+        if (sendSegment != initialSend) {
             NativeMemory.unmap(state, sendSegment);
         }
-        sendArena = next;
         sendSegment = segment;
         sendView = NativeMemory.view(segment);
     }
 
-    /** A grown buffer of at least {@code minCapacity} bytes in the new arena {@code next}, closed if that fails. */
-    private MemorySegment mapIn(Arena next, int minCapacity) {
-        try {
-            return NativeMemory.map(state, next, roundUp(minCapacity));
-        } catch (RuntimeException | Error e) {
-            next.close();
-            throw e;
+    /** A closed socket's memory is unmapped: no use may reach it. */
+    private void requireOpen() {
+        if (closed) {
+            throw new NetlinkException("netlink socket", NetlinkException.Kind.OTHER, "closed", null);
         }
     }
 
@@ -290,20 +303,15 @@ public final class NetlinkSocket implements Transport {
         try {
             NativeAccess.syscall(state, Sysno.close, fd, 0, 0, 0, 0, 0);
         } finally {
-            if (sendArena != null) {
-                sendArena.close();
-                NativeMemory.unmap(state, sendSegment);
-            }
-            if (receiveArena != null) {
-                receiveArena.close();
-                NativeMemory.unmap(state, receiveSegment);
-            }
-            arena.close();
-            // The errno slot was in the arena just closed: the initial buffers are unmapped with one of their own.
-            try (Arena scratch = NativeMemory.confined()) {
-                MemorySegment slot = scratch.allocate(NativeAccess.stateSize());
-                NativeMemory.unmap(slot, initialSend);
-                NativeMemory.unmap(slot, initialReceive);
+            try {
+                if (sendSegment != initialSend) {
+                    NativeMemory.unmap(state, sendSegment);
+                }
+                if (receiveSegment != initialReceive) {
+                    NativeMemory.unmap(state, receiveSegment);
+                }
+            } finally {
+                unmapRegion(region);
             }
         }
     }

@@ -1,8 +1,10 @@
 package io.jcni.netlink.internal.ffm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jcni.netlink.Link;
+import io.jcni.netlink.NetlinkException;
 import io.jcni.netlink.internal.rtnl.LinkCodec;
 import io.jcni.netlink.internal.wire.Channel;
 import io.jcni.netlink.internal.wire.MessageWriter;
@@ -22,7 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * What the libc socket hands the decoders: a heap copy of each datagram, in native byte order. Decoding from a direct
  * buffer over the socket's shared arena made the codecs' attribute walks some of the JIT's largest compilations in a
- * fresh plugin service (NetlinkSocket's class comment). No root needed: the link dump of the test's own namespace.
+ * fresh plugin service (NetlinkSocket's class comment). And its memory: mappings of its own, no arena (closing a
+ * shared arena is a handshake with every thread of the JVM), unmapped at close, after which every use is refused.
+ * No root needed: the link dump of the test's own namespace.
  */
 class NetlinkSocketTest {
 
@@ -123,5 +127,30 @@ class NetlinkSocketTest {
         assertThat(mapped(initial[0])).as("the initial send buffer, after close").isFalse();
         assertThat(mapped(initial[1])).as("the initial receive buffer, after close").isFalse();
         assertThat(mapped(grown[1])).as("the grown receive buffer, after close").isFalse();
+    }
+
+    @Test
+    void aSocketOpensNoArenaAndRefusesEveryUseOnceClosed() throws IOException {
+        long arenas = NativeMemory.liveArenas();
+        long bytes = NativeMemory.liveBytes();
+        NetlinkSocket socket = NetlinkSocket.open(NetlinkH.NETLINK_ROUTE);
+        MemorySegment[] buffers = socket.buffers();
+        try (Channel channel = new Channel(socket)) {
+            assertThat(NativeMemory.liveArenas()).as("arenas held by an open socket").isEqualTo(arenas);
+            assertThat(NativeMemory.liveBytes() - bytes).as("the slots' page and the 48 KiB of buffers")
+                    .isEqualTo(4096 + (48 << 10));
+            assertThat(dump(channel, new ArrayList<>())).extracting(Link::name).contains("lo");
+        }
+        assertThat(NativeMemory.liveBytes()).isEqualTo(bytes);
+        assertThat(mapped(buffers[0])).isFalse();
+        assertThat(mapped(buffers[1])).isFalse();
+        assertThatThrownBy(() -> socket.send(new byte[16], 0, 16)).isInstanceOf(NetlinkException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(() -> socket.receive(false)).isInstanceOf(NetlinkException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(() -> socket.growReceiveBuffer(100_000)).isInstanceOf(NetlinkException.class)
+                .hasMessageContaining("closed");
+        socket.close(); // a second close does nothing
+        assertThat(NativeMemory.liveBytes()).isEqualTo(bytes);
     }
 }

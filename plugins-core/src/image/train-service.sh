@@ -18,15 +18,17 @@
 # own warm-up (WarmUp: a default network's bridge + host-local ADD/DEL with a default route, and the pod chain, in
 # namespaces of its own) runs meanwhile, yielding to these calls; the training waits for it to end before it stops the
 # service, so that the cache holds its classes and profiles too (what a fresh service's first calls run).
-#
-# The training's warm-up runs 300 rounds (a shipped service's runs 30): a fresh service compiles at once what its
-# training compiled (-XX:+AOTCompileEagerly), at the level the training reached, and a method run once per call reaches
-# C1's threshold (about 200 invocations) only in a training of more than 200 calls of its kind; 30 rounds are 300
-# calls of several kinds. With 300 rounds the interpreter's share of a fresh service's call threads in its calls 21-100
-# fell from about a fifth to about a fourteenth (perf), and those calls' bridge ADD from 0.50-0.52x Go's to 0.47x
-# (README, Performance). It costs the build about 25 s.
 # Everything it makes is inside the two namespaces and the work dir, which train-aot.sh removes, with every process
 # still in the namespaces.
+#
+# The service in training runs with C1's thresholds at a fifth (-XX:Tier3InvocationThreshold=40 and the two beside it;
+# its other flags are the shipped service's). A fresh service compiles at once what its training compiled
+# (-XX:+AOTCompileEagerly), at the level the training reached, and a method run once per call reaches C1's default
+# threshold (200 invocations) only in a training of more than 200 calls of its kind, which this one is not: a fresh
+# service then ran such methods interpreted until its own 200th call (perf: about a fifth of its call threads' samples
+# in calls 21-100 were in the interpreter). C2's thresholds stay: a training that also takes its methods to C2 (a
+# 300-round warm-up was tried) hands a fresh service C2 code built on the warm-up's profile alone, and on a node of
+# cluster_sim's, whose calls are cluster-ipam's, its JIT then used four times the CPU (README, Performance).
 set -eu
 
 java=$1 output=$2 dist=$3 work=$4 container=$5
@@ -41,8 +43,8 @@ mkdir -m 700 "$work/svc"
 mkdir -p "$work/svc-net.d"
 socket=$work/svc/plugins.sock
 # shellcheck disable=SC2086
-"$java" $flags -XX:AOTCacheOutput="$output" -m "$main" --socket "$socket" --warm-up 300 \
-    > "$work/svc-service.log" 2>&1 &
+"$java" $flags -XX:Tier3InvocationThreshold=40 -XX:Tier3MinInvocationThreshold=20 -XX:Tier3CompileThreshold=400 \
+    -XX:AOTCacheOutput="$output" -m "$main" --socket "$socket" > "$work/svc-service.log" 2>&1 &
 service=$!
 # shellcheck source=etcd-member.sh
 . "$(dirname "$0")/etcd-member.sh"
@@ -147,7 +149,7 @@ done
 warm_up_end='^jcni serve: warm-up \(done\|stopped\)'
 tries=0
 while ! grep -q "$warm_up_end" "$work/svc-service.log"; do
-    if [ $tries -ge 3000 ]; then say "the service's warm-up did not end in 300 s"; break; fi
+    if [ $tries -ge 1200 ]; then say "the service's warm-up did not end in 120 s"; break; fi
     sleep 0.1; tries=$((tries + 1))
 done
 say "$(grep "$warm_up_end" "$work/svc-service.log" || true)"

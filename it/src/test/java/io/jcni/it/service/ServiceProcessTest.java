@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -152,7 +153,16 @@ class ServiceProcessTest {
         }
     }
 
+    /**
+     * The service sets its socket's mode (0600) just after it listens, and a client may connect in between: the mode
+     * given here must come after the service's own, or the service's undoes it.
+     */
     private void openToEveryone(Path socket) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)).equals("rw-------")) {
+            assertThat(System.nanoTime() - deadline).as("the service's socket never got mode 0600").isNegative();
+            Thread.sleep(5);
+        }
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx--x--x"));
         Files.setPosixFilePermissions(socket.getParent(), PosixFilePermissions.fromString("rwx--x--x"));
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));

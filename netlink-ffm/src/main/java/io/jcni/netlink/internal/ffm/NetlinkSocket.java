@@ -137,7 +137,8 @@ public final class NetlinkSocket implements Transport {
         NativeAccess.check();
         MemorySegment region;
         try (Arena scratch = NativeMemory.confined()) {
-            region = NativeMemory.map(scratch.allocate(NativeAccess.stateSize()), SLOTS + INITIAL_SEND + INITIAL_RECEIVE);
+            MemorySegment openState = scratch.allocate(NativeAccess.stateSize());
+            region = NativeMemory.map(openState, SLOTS + INITIAL_SEND + INITIAL_RECEIVE);
         }
         MemorySegment state = region.asSlice(STATE_AT, NativeAccess.stateSize());
         try {

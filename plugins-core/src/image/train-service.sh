@@ -27,8 +27,9 @@
 # threshold (200 invocations) only in a training of more than 200 calls of its kind, which this one is not: a fresh
 # service then ran such methods interpreted until its own 200th call (perf: about a fifth of its call threads' samples
 # in calls 21-100 were in the interpreter). C2's thresholds stay: a training that also takes its methods to C2 (a
-# 300-round warm-up was tried) hands a fresh service C2 code built on the warm-up's profile alone, and on a node of
-# cluster_sim's, whose calls are cluster-ipam's, its JIT then used four times the CPU (README, Performance).
+# 300-round warm-up was tried) hands a fresh service C2 code built on the warm-up's profile alone, and with one build
+# of it, on a node of cluster_sim's, whose calls are cluster-ipam's, the JIT used up to four times the CPU (README,
+# Performance).
 set -eu
 
 java=$1 output=$2 dist=$3 work=$4 container=$5

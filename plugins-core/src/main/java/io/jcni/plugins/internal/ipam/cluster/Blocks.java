@@ -55,7 +55,7 @@ final class Blocks {
         }
         got = fromMyBlocks(set, myBlocks);
         if (got == null) {
-            got = claimBlock(set, write, claims);
+            got = claimBlock(set, write, claims, myBlocks);
         }
         if (got == null) {
             got = borrow(set);
@@ -212,9 +212,13 @@ final class Blocks {
     /**
      * Claims a block no node holds and returns a free address in it; the claim (block key, this node's affinity) is
      * added to {@code write}, so it happens in the same transaction as the allocation, or not at all. Null when every
-     * block of the set is claimed.
+     * block of the set is claimed. {@code myBlocks} (this node's, all claimed) only helps to guess: the first block
+     * of the node's search order that is not among them has its addresses read in the same transaction as the block
+     * keys, so that a claim of a block that proves free costs one read, not two (the first ADD of a node, and each
+     * block a node fills, under load each round trip to etcd is several milliseconds).
      */
-    IpAddress claimBlock(RangeSet set, Txn write, List<IpAddress> claims) throws IpamException {
+    IpAddress claimBlock(RangeSet set, Txn write, List<IpAddress> claims, List<IpAddress> myBlocks)
+            throws IpamException {
         for (IpRange r : set.ranges()) {
             int length = blockLength(r);
             IpAddress firstBlock = r.rangeStart().masked(length);
@@ -224,7 +228,25 @@ final class Blocks {
                 blockCount = Long.MAX_VALUE - 1;
             }
             blockCount++;
-            List<Kv> claimedKvs = etcd.range(keys.block(firstBlock), keys.block(lastBlock) + "\0", true);
+            // Start where this node's name hashes to, so that nodes claiming at once rarely want the same block.
+            // (A huge IPv6 range is searched in its first 2^20 blocks: claimed blocks are far fewer.)
+            long span = Math.min(blockCount, 1L << 20);
+            long start = Math.floorMod((long) settings.node().hashCode() * 0x9E3779B9L, span);
+            int shift = r.rangeStart().bitLength() - length;
+            IpAddress guess = null;
+            for (long k = 0; k < span && k <= myBlocks.size() + claims.size(); k++) {
+                IpAddress b = firstBlock.plus(((start + k) % span) << shift);
+                if (!myBlocks.contains(b) && !claims.contains(b)) {
+                    guess = b;
+                    break;
+                }
+            }
+            Txn first = new Txn().range(keys.block(firstBlock), keys.block(lastBlock) + "\0", true, 0);
+            if (guess != null) {
+                first.range(keys.ip(guess), keys.ip(guess.lastInPrefix(length)) + "\0", true, 0);
+            }
+            TxnResult found = etcd.call(first);
+            List<Kv> claimedKvs = found.range(0);
             if (claimedKvs.size() >= blockCount) {
                 continue;
             }
@@ -232,20 +254,16 @@ final class Blocks {
             for (Kv kv : claimedKvs) {
                 claimed.add(ClusterKeys.addressOf(kv, "a block"));
             }
-            // Start where this node's name hashes to, so that nodes claiming at once rarely want the same block.
-            // (A huge IPv6 range is searched in its first 2^20 blocks: claimed blocks are far fewer.)
-            long span = Math.min(blockCount, 1L << 20);
-            long start = Math.floorMod((long) settings.node().hashCode() * 0x9E3779B9L, span);
             int tries = 0;
             for (long k = 0; k < span && tries < 8; k++) {
-                IpAddress b = firstBlock.plus(((start + k) % span) << (r.rangeStart().bitLength() - length));
+                IpAddress b = firstBlock.plus(((start + k) % span) << shift);
                 if (claimed.contains(b)) {
                     continue;
                 }
                 tries++;
-                TxnResult read = etcd.call(new Txn().range(keys.ip(b), keys.ip(b.lastInPrefix(length)) + "\0", true,
-                        0));
-                List<IpAddress> used = addresses(read.range(0));
+                TxnResult read = b.equals(guess) ? found
+                        : etcd.call(new Txn().range(keys.ip(b), keys.ip(b.lastInPrefix(length)) + "\0", true, 0));
+                List<IpAddress> used = addresses(read.range(b.equals(guess) ? 1 : 0));
                 IpAddress got = pickFree(r, first(b, length, r), last(b, length, r), used);
                 if (got != null) {
                     write.absent(keys.block(b))

@@ -16,8 +16,9 @@ import java.util.SplittableRandom;
  * claiming one and writing while the others wait ({@link NodeView#refill}: four requests in a row, under a burst the
  * slowest calls but the very first).
  *
- * <p>The claim is the one an ADD makes ({@link Blocks#claimBlock}: the block keys read, a free block's address keys
- * read, then {@code block/B absent}, put the block and this node's affinity), without an address, in a write that
+ * <p>The claim is the one an ADD makes ({@link Blocks#claimBlock}: the block keys read with the address keys of the
+ * block the node would try first, a free block's address keys read if that one was taken, then {@code block/B
+ * absent}, put the block and this node's affinity), without an address, in a write that
  * also compares the registry, the liveness key and this node's affinity keys as the view had them: so at its commit
  * the view plus this block is exactly what etcd holds ({@link NodeView#claimed}), and a claim is never made for a node
  * whose liveness key lapsed (its blocks may be reclaimed). A block claimed and left empty is what DELs leave anyway;
@@ -77,7 +78,7 @@ final class PreClaim implements Runnable {
             Blocks blocks = new Blocks(etcd, keys, settings, random, view);
             Txn write = new Txn();
             List<IpAddress> claims = new ArrayList<>(1);
-            if (blocks.claimBlock(set, write, claims) != null) {
+            if (blocks.claimBlock(set, write, claims, from.myBlocks()) != null) {
                 write.modRevision(keys.registry(), AllocationRead.revisionOf(from.registry()));
                 from.compareNode(write, keys, settings.node(), liveness);
                 TxnResult result = etcd.attempt(write, false);

@@ -45,7 +45,8 @@
  *       affinity/A/*, node/A }                  ◀───────  registry, held addresses, A's blocks, A's liveness
  *   │ owner exists?  ── yes ──▶ return what it holds (a repeated ADD is idempotent)
  *   │ a free address in A's blocks?  range ip/&lt;block&gt; (keys only, ≤ 64 keys per block)
- *   │   none: claim an unclaimed block (its key goes into the write below)
+ *   │   none: claim an unclaimed block (its key goes into the write below); the block keys are read with
+ *   │         the address keys of the block the node tries first, so a claim of a free block is one read
  *   │   none unclaimed: borrow: scan ip/ of the range from a random point for any free address
  *   ▼
  *  the same txn, with [block/B absent, put block/B, affinity/A/B] for a claim and [put networks, networks

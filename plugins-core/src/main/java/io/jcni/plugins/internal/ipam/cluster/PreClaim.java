@@ -13,8 +13,8 @@ import java.util.SplittableRandom;
  * The claim of a block ahead of need, off the ADDs' path: when a warm ADD of the plugin service leaves fewer free
  * addresses in the node's blocks than a quarter of a block ({@link Blocks#runningLow}), a thread of its own claims
  * the next block, so that the node's later ADDs find it in the view instead of one of them reading the blocks,
- * claiming one and writing while the others wait ({@link NodeView#refill}: four requests in a row, under a burst the
- * slowest calls but the very first).
+ * claiming one and writing while the others wait ({@link NodeView#refill}: three or four requests in a row, under a
+ * burst the slowest calls but the very first).
  *
  * <p>The claim is the one an ADD makes ({@link Blocks#claimBlock}: the block keys read with the address keys of the
  * block the node would try first, a free block's address keys read if that one was taken, then {@code block/B

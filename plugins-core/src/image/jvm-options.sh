@@ -42,9 +42,9 @@ flags="$flags -Djdk.includeInExceptions=${exceptions:-}"
 # young generation is ~5 MB and stays so (it grows only at a full collection), and a burst of pods collects it every
 # 0.6-0.8 s, each pause (1-25 ms, stop-the-world) stalling every call in flight, and promotes the calls in flight to
 # the old generation. Measured in the simulated cluster (it/src/test/cluster/cluster_sim.py, 10 nodes x 100 pods):
-# young collections over a run 390 -> 60 per service set; the warm path's allocation p99 lower in every alternating
-# pair (README, Cluster IPAM at scale). The heap's initial size holds the young generation: an -Xmn at -Xms leaves no
-# room for the AOT cache's archived heap objects, and the JVM refuses to start.
+# young collections over a run, the ten services' together, 390 -> 60; the warm path's allocation p99 lower in every
+# alternating pair (README, Cluster IPAM at scale). The heap's initial size holds the young generation: an -Xmn at
+# -Xms leaves no room for the AOT cache's archived heap objects, and the JVM refuses to start.
 # Its AOT cache, lib/jcni-service.aot, is trained on the service's own workload (train-service.sh): classes loaded and
 # linked, and method profiles, so that its first calls are not those of a cold JVM. AOTReplayTraining stays on here (the
 # JIT compiles from the training's profiles early: the service lives long enough to use them); adapter caching is off

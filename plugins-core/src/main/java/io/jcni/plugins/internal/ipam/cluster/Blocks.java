@@ -87,7 +87,17 @@ final class Blocks {
 
     /** Adds to {@code txn}'s failure branch the read of the address keys of {@code block} (see {@link #learn}). */
     void readOnFailure(Txn txn, IpAddress block, int length) {
-        txn.rangeOnFailure(keys.ip(block), keys.ip(block.lastInPrefix(length)) + "\0", true, 0);
+        txn.rangeOnFailure(keys.ip(block), blockEnd(block, length), true, 0);
+    }
+
+    /** Adds to {@code txn} the read of the address keys of {@code block} (keys only); returns {@code txn}. */
+    private Txn readBlock(Txn txn, IpAddress block, int length) {
+        return txn.range(keys.ip(block), blockEnd(block, length), true, 0);
+    }
+
+    /** The end (exclusive) of the address keys of {@code block}. */
+    private String blockEnd(IpAddress block, int length) {
+        return keys.ip(block.lastInPrefix(length)) + "\0";
     }
 
     /** Tells the node's view the address keys of {@code block}, as read at {@code revision}. */
@@ -190,8 +200,7 @@ final class Blocks {
             int to = Math.min(blocks.size(), from + batch);
             Txn read = new Txn();
             for (int k = from; k < to; k++) {
-                IpAddress b = blocks.get(k);
-                read.range(keys.ip(b), keys.ip(b.lastInPrefix(blockLength(ranges.get(k)))) + "\0", true, 0);
+                readBlock(read, blocks.get(k), blockLength(ranges.get(k)));
             }
             TxnResult used = etcd.call(read);
             for (int k = from; k < to; k++) {
@@ -243,7 +252,7 @@ final class Blocks {
             }
             Txn first = new Txn().range(keys.block(firstBlock), keys.block(lastBlock) + "\0", true, 0);
             if (guess != null) {
-                first.range(keys.ip(guess), keys.ip(guess.lastInPrefix(length)) + "\0", true, 0);
+                readBlock(first, guess, length);
             }
             TxnResult found = etcd.call(first);
             List<Kv> claimedKvs = found.range(0);
@@ -261,9 +270,9 @@ final class Blocks {
                     continue;
                 }
                 tries++;
-                TxnResult read = b.equals(guess) ? found
-                        : etcd.call(new Txn().range(keys.ip(b), keys.ip(b.lastInPrefix(length)) + "\0", true, 0));
-                List<IpAddress> used = addresses(read.range(b.equals(guess) ? 1 : 0));
+                boolean guessed = b.equals(guess);
+                TxnResult read = guessed ? found : etcd.call(readBlock(new Txn(), b, length));
+                List<IpAddress> used = addresses(read.range(guessed ? 1 : 0));
                 IpAddress got = pickFree(r, first(b, length, r), last(b, length, r), used);
                 if (got != null) {
                     write.absent(keys.block(b))

@@ -137,11 +137,6 @@ class ClusterIpamViewTest {
     }
 
     /**
-     * A warm ADD that leaves the node's blocks with less than a quarter of a block free claims the next block on a
-     * thread of its own ({@link PreClaim}), so that the ADD that would have found them full allocates from the view
-     * like any other (the quorum read and its write) instead of reading its blocks, claiming one and writing.
-     */
-    /**
      * A claim reads the block keys and, in the same request, the address keys of the first block the node would try
      * (by its name's hash: node-a and node-e start at the same block of a /24's four /26s, node-b at another): a node
      * whose first block is free claims it with one read, one whose first block is taken reads the next one too.
@@ -160,6 +155,11 @@ class ClusterIpamViewTest {
         assertThat(held("guess")).containsExactlyInAnyOrder("r0", "b0", "e0");
     }
 
+    /**
+     * A warm ADD that leaves the node's blocks with less than a quarter of a block free claims the next block on a
+     * thread of its own ({@link PreClaim}), so that the ADD that would have found them full allocates from the view
+     * like any other (the quorum read and its write) instead of reading its blocks, claiming one and writing.
+     */
     @Test
     void aNodeRunningLowClaimsItsNextBlockAheadOfTheAddThatNeedsIt() throws Exception {
         // A /26 in blocks of /28: 61 addresses (.1 is the gateway, .63 the broadcast), 59 ADDs.
